@@ -1,0 +1,62 @@
+// TypedResource<Spec>: a resource whose spec is a C++ value. Spec must be copyable; specs are
+// compared with SpecTraits<Spec>::equal, which is operator== unless specialised (protobuf
+// messages specialise it).
+//
+//   struct Greeting { std::string text; bool operator==(const Greeting&) const = default; };
+//   auto r = make_resource<Greeting>(Metadata("default", "Greetings.test.dev", "hello"),
+//                                    Greeting{"hi"});
+//   state.create(r);
+//   auto stored = resource_cast<Greeting>(*state.get(r->metadata().pointer()));
+//   stored->spec().text == "hi"
+#pragma once
+
+#include <memory>
+
+#include "runtime/resource/resource.h"
+
+namespace cosi {
+
+template <class Spec>
+struct SpecTraits {
+  static bool equal(const Spec& a, const Spec& b) { return a == b; }
+};
+
+template <class Spec>
+class TypedResource final : public Resource {
+ public:
+  TypedResource(Metadata metadata, Spec spec)
+      : Resource(std::move(metadata)), spec_(std::move(spec)) {}
+
+  const Spec& spec() const { return spec_; }
+  Spec& mutable_spec() { return spec_; }
+
+  std::shared_ptr<Resource> clone() const override {
+    return std::make_shared<TypedResource>(*this);
+  }
+
+  // A typed mutable copy.
+  std::shared_ptr<TypedResource> typed_clone() const {
+    return std::make_shared<TypedResource>(*this);
+  }
+
+  bool spec_equals(const Resource& other) const override {
+    const auto* typed = dynamic_cast<const TypedResource*>(&other);
+    return typed != nullptr && SpecTraits<Spec>::equal(spec_, typed->spec_);
+  }
+
+ private:
+  Spec spec_;
+};
+
+template <class Spec>
+std::shared_ptr<TypedResource<Spec>> make_resource(Metadata metadata, Spec spec) {
+  return std::make_shared<TypedResource<Spec>>(std::move(metadata), std::move(spec));
+}
+
+// The typed view of a snapshot; null when the resource holds another spec type.
+template <class Spec>
+std::shared_ptr<const TypedResource<Spec>> resource_cast(const ResourcePtr& resource) {
+  return std::dynamic_pointer_cast<const TypedResource<Spec>>(resource);
+}
+
+}  // namespace cosi

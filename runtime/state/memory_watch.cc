@@ -1,0 +1,82 @@
+#include "runtime/state/memory_watch.h"
+
+namespace cosi {
+
+WatchCore::WatchCore(Selection selection, std::size_t buffer, std::vector<Event> first_events)
+    : selection_(std::move(selection)),
+      first_(std::make_move_iterator(first_events.begin()),
+             std::make_move_iterator(first_events.end())),
+      buffer_(buffer),
+      signaled_(!first_.empty()) {}
+
+bool WatchCore::offer(const Event& raw) {
+  std::optional<Event> visible = selection_.view(raw);
+  if (!visible) return false;
+  std::lock_guard lock(mu_);
+  if (cancelled_) return false;
+  buffer_.push(std::move(*visible));
+  if (signaled_) return false;
+  signaled_ = true;
+  return true;
+}
+
+void WatchCore::notify() {
+  std::shared_ptr<const std::function<void()>> notify;
+  {
+    std::lock_guard lock(mu_);
+    notify = notify_;
+  }
+  ready_.notify_all();
+  if (notify) (*notify)();
+}
+
+std::size_t WatchCore::poll(std::vector<Event>& out, std::size_t max) {
+  std::lock_guard lock(mu_);
+  std::size_t taken = 0;
+  while (taken < max && !first_.empty()) {
+    out.push_back(std::move(first_.front()));
+    first_.pop_front();
+    ++taken;
+  }
+  if (taken < max) taken += buffer_.pop(out, max - taken);
+  if (!pending()) signaled_ = false;
+  return taken;
+}
+
+bool WatchCore::wait(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  ready_.wait_until(lock, deadline, [&] { return cancelled_ || pending(); });
+  return !cancelled_ && pending();
+}
+
+void WatchCore::set_notify(std::function<void()> notify) {
+  auto shared = std::make_shared<const std::function<void()>>(std::move(notify));
+  bool call_now = false;
+  {
+    std::lock_guard lock(mu_);
+    notify_ = shared;
+    if (pending() && !cancelled_) {
+      signaled_ = true;
+      call_now = true;
+    }
+  }
+  if (call_now) (*shared)();
+}
+
+void WatchCore::cancel() {
+  {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    first_.clear();
+    buffer_.clear();
+    notify_.reset();
+  }
+  ready_.notify_all();
+}
+
+std::uint64_t WatchCore::coalesced_events() const {
+  std::lock_guard lock(mu_);
+  return buffer_.coalesced_events();
+}
+
+}  // namespace cosi

@@ -1,0 +1,45 @@
+// The one line every benchmark ends with, and a best-of-N timer.
+//
+//   double ours = best_of(5, [&] { ...work... });   // seconds of the fastest round
+//   report("store.get", ours_ns, base_ns, Target::ratio(2.0));
+//   -> BENCH store.get ours=41.2 baseline=30.1 ratio=1.37 target=ratio<=2 PASS
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+namespace cosi::bench {
+
+struct Target {
+  enum class On { kRatio, kOurs } on;
+  double limit;
+  static Target ratio(double limit) { return {On::kRatio, limit}; }
+  static Target ours(double limit) { return {On::kOurs, limit}; }
+};
+
+// Prints the BENCH line; returns the process exit code (0 on PASS).
+inline int report(const std::string& name, double ours, double baseline, Target target) {
+  const double ratio = baseline > 0 ? ours / baseline : 0;
+  const bool pass = target.on == Target::On::kRatio ? ratio <= target.limit : ours <= target.limit;
+  std::printf("BENCH %s ours=%.4g baseline=%.4g ratio=%.3g target=%s<=%g %s\n", name.c_str(), ours,
+              baseline, ratio, target.on == Target::On::kRatio ? "ratio" : "ours", target.limit,
+              pass ? "PASS" : "FAIL");
+  std::fflush(stdout);
+  return pass ? 0 : 1;
+}
+
+// Seconds taken by the fastest of `rounds` runs of fn.
+inline double best_of(int rounds, const std::function<void()>& fn) {
+  double best = 1e300;
+  for (int i = 0; i < rounds; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s < best) best = s;
+  }
+  return best;
+}
+
+}  // namespace cosi::bench

@@ -1,0 +1,334 @@
+// Store benchmarks (`meson test --benchmark` in a release build). Usage: store-bench <name>
+// with name one of get, list1k, update, modify_noop, fanout100, memory. Each prints its
+// measurements, then one BENCH line comparing MemoryState with BaselineStore (or, for
+// modify_noop, with MemoryState's own get) measured in the same run.
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/state/memory_state.h"
+#include "runtime/state/state_ops.h"
+#include "test/bench/baseline_store.h"
+#include "test/bench/bench_report.h"
+
+namespace cosi::bench {
+namespace {
+
+struct Payload {
+  std::string bytes;  // 100 bytes in every benchmark
+  friend bool operator==(const Payload&, const Payload&) = default;
+};
+
+const Kind kKind{"bench", "Payloads.bench.cosi.dev"};
+const Atom kOwner = "bench";
+
+std::string id_of(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "r%07d", i);
+  return buf;
+}
+
+MutableResourcePtr payload(const std::string& id, char fill = 'x') {
+  return make_resource(Metadata(kKind.ns, kKind.type, id), Payload{std::string(100, fill)});
+}
+
+void fill(MemoryState& state, BaselineStore& base, int n) {
+  for (int i = 0; i < n; ++i) {
+    auto stored = *state.create(payload(id_of(i)), {kOwner});
+    base.put(id_of(i), payload(id_of(i)));
+  }
+}
+
+std::vector<int> random_order(int n, int count) {
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<int> pick(0, n - 1);
+  std::vector<int> out(static_cast<std::size_t>(count));
+  for (auto& v : out) v = pick(rng);
+  return out;
+}
+
+int bench_get() {
+  constexpr int kN = 100000, kLookups = 2000000;
+  MemoryState state;
+  BaselineStore base;
+  fill(state, base, kN);
+  auto order = random_order(kN, kLookups);
+  std::vector<Pointer> pointers;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kN; ++i) {
+    pointers.push_back(kKind.at(id_of(i)));
+    ids.push_back(id_of(i));
+  }
+  std::size_t sink = 0;
+  double ours = best_of(5, [&] {
+    for (int i : order) sink += (*state.get(pointers[static_cast<std::size_t>(i)]))->metadata().id().size();
+  });
+  double baseline = best_of(5, [&] {
+    for (int i : order) sink += base.get(ids[static_cast<std::size_t>(i)])->metadata().id().size();
+  });
+  std::printf("get of one of %d: ours %.1f ns, baseline %.1f ns (sink %zu)\n", kN,
+              ours * 1e9 / kLookups, baseline * 1e9 / kLookups, sink);
+  return report("store.get", ours * 1e9 / kLookups, baseline * 1e9 / kLookups, Target::ratio(2));
+}
+
+int bench_list1k() {
+  constexpr int kN = 1000, kLists = 3000;
+  MemoryState state;
+  BaselineStore base;
+  fill(state, base, kN);
+  std::size_t sink = 0;
+  double ours = best_of(5, [&] {
+    for (int i = 0; i < kLists; ++i) sink += state.list(kKind)->size();
+  });
+  double baseline = best_of(5, [&] {
+    for (int i = 0; i < kLists; ++i) sink += base.list_sorted().size();
+  });
+  std::printf("list of %d: ours %.1f us, baseline %.1f us (sink %zu)\n", kN, ours * 1e6 / kLists,
+              baseline * 1e6 / kLists, sink);
+  return report("store.list1k", ours * 1e6 / kLists, baseline * 1e6 / kLists, Target::ratio(2));
+}
+
+// The next version of every resource, built before the clock starts.
+std::vector<ResourcePtr> next_versions(MemoryState& state, int n, char fill) {
+  std::vector<ResourcePtr> out;
+  out.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    auto next = (*state.get(kKind.at(id_of(i))))->clone();
+    static_cast<TypedResource<Payload>&>(*next).mutable_spec().bytes.assign(100, fill);
+    out.push_back(std::move(next));
+  }
+  return out;
+}
+
+int bench_update() {
+  constexpr int kN = 100000, kRounds = 5;
+  MemoryState state;
+  BaselineStore base;
+  fill(state, base, kN);
+  double ours = 1e300, baseline = 1e300;
+  for (int round = 0; round < kRounds; ++round) {
+    const char fill_char = static_cast<char>('a' + round);
+    auto next = next_versions(state, kN, fill_char);
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kN; ++i) {
+      auto r = state.update(std::move(next[static_cast<std::size_t>(i)]), {kOwner});
+      if (!r.ok()) return std::printf("update failed: %s\n", r.error().to_string().c_str()), 1;
+    }
+    ours = std::min(ours, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+
+    std::vector<ResourcePtr> replacements;
+    for (int i = 0; i < kN; ++i) replacements.push_back(payload(id_of(i), fill_char));
+    start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kN; ++i) {
+      base.replace(id_of(i), std::move(replacements[static_cast<std::size_t>(i)]));
+    }
+    baseline = std::min(baseline, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::printf("update of one of %d: ours %.1f ns, baseline %.1f ns\n", kN, ours * 1e9 / kN,
+              baseline * 1e9 / kN);
+  return report("store.update", ours * 1e9 / kN, baseline * 1e9 / kN, Target::ratio(4));
+}
+
+int bench_modify_noop() {
+  constexpr int kN = 100000, kOps = 1000000;
+  MemoryState state;
+  BaselineStore base;
+  fill(state, base, kN);
+  auto order = random_order(kN, kOps);
+  std::vector<Pointer> pointers;
+  std::vector<MutableResourcePtr> fresh;
+  for (int i = 0; i < kN; ++i) {
+    pointers.push_back(kKind.at(id_of(i)));
+    fresh.push_back(payload(id_of(i)));
+  }
+  const EditFn same = [](Resource& r) {
+    static_cast<TypedResource<Payload>&>(r).mutable_spec().bytes.assign(100, 'x');
+    return Status();
+  };
+  std::size_t sink = 0;
+  double ours = best_of(5, [&] {
+    for (int i : order) {
+      auto r = modify(state, fresh[static_cast<std::size_t>(i)], same, {kOwner});
+      sink += (*r)->metadata().version().value();
+    }
+  });
+  double get = best_of(5, [&] {
+    for (int i : order) sink += (*state.get(pointers[static_cast<std::size_t>(i)]))->metadata().version().value();
+  });
+  std::printf("no-op modify of one of %d: %.1f ns; get %.1f ns (sink %zu)\n", kN, ours * 1e9 / kOps,
+              get * 1e9 / kOps, sink);
+  if ((*state.get(pointers[0]))->metadata().version() != Version(1)) {
+    std::printf("a no-op modify wrote\n");
+    return 1;
+  }
+  return report("store.modify_noop", ours * 1e9 / kOps, get * 1e9 / kOps, Target::ratio(3));
+}
+
+// 100 watchers, one consumer thread taking from all of them; the baseline pushes the same
+// events into 100 mutex-guarded deques drained the same way.
+int bench_fanout100() {
+  constexpr int kWatchers = 100, kResources = 1000, kWrites = 20000;
+  const std::size_t expected = static_cast<std::size_t>(kWatchers) * kWrites;
+
+  auto run_ours = [&] {
+    MemoryState state;
+    BaselineStore unused;
+    fill(state, unused, kResources);
+    std::vector<WatchPtr> watches;
+    for (int w = 0; w < kWatchers; ++w) {
+      watches.push_back(*state.watch_kind(kKind, {.buffer = kWrites + 1}));
+    }
+    std::vector<ResourcePtr> writes;
+    for (int round = 0; round * kResources < kWrites; ++round) {
+      auto next = next_versions(state, kResources, static_cast<char>('a' + round % 2));
+      // Versions advance per round: build each round's writes from the previous round.
+      for (auto& n : next) {
+        auto m = n->clone();
+        m->mutable_metadata().set_version(Version(static_cast<std::uint64_t>(round + 1)));
+        writes.push_back(std::move(m));
+      }
+    }
+    std::atomic<bool> done{false};
+    std::size_t delivered = 0;
+    auto start = std::chrono::steady_clock::now();
+    std::thread consumer([&] {
+      std::vector<Event> batch;
+      while (delivered < expected) {
+        bool any = false;
+        for (auto& w : watches) {
+          batch.clear();
+          if (w->poll(batch) > 0) {
+            any = true;
+            delivered += batch.size();
+          }
+        }
+        if (!any) std::this_thread::yield();
+      }
+      done = true;
+    });
+    for (auto& w : writes) {
+      auto r = state.update(std::move(w), {kOwner});
+      if (!r.ok()) {
+        std::printf("write failed: %s\n", r.error().to_string().c_str());
+        std::abort();
+      }
+    }
+    consumer.join();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+
+  auto run_baseline = [&] {
+    struct Queue {
+      std::mutex mu;
+      std::deque<Event> events;
+    };
+    std::vector<Queue> queues(kWatchers);
+    std::vector<ResourcePtr> writes;
+    for (int i = 0; i < kWrites; ++i) writes.push_back(payload(id_of(i % kResources)));
+    std::size_t delivered = 0;
+    auto start = std::chrono::steady_clock::now();
+    std::thread consumer([&] {
+      std::deque<Event> batch;
+      while (delivered < expected) {
+        bool any = false;
+        for (auto& q : queues) {
+          batch.clear();
+          {
+            std::lock_guard lock(q.mu);
+            batch.swap(q.events);
+          }
+          if (!batch.empty()) {
+            any = true;
+            delivered += batch.size();
+          }
+        }
+        if (!any) std::this_thread::yield();
+      }
+    });
+    std::uint64_t position = 0;
+    for (auto& w : writes) {
+      Event e{EventType::kUpdated, std::move(w), nullptr, Bookmark(1, ++position), nullptr};
+      for (auto& q : queues) {
+        std::lock_guard lock(q.mu);
+        q.events.push_back(e);
+      }
+    }
+    consumer.join();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+
+  double ours = 1e300, baseline = 1e300;
+  for (int i = 0; i < 3; ++i) {
+    ours = std::min(ours, run_ours());
+    baseline = std::min(baseline, run_baseline());
+  }
+  std::printf("%d writes to %d watchers: ours %.1f ms, baseline %.1f ms\n", kWrites, kWatchers,
+              ours * 1e3, baseline * 1e3);
+  return report("store.fanout100", ours * 1e3, baseline * 1e3, Target::ratio(3));
+}
+
+std::size_t heap_in_use() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+// Bytes per resource beyond its 100-byte spec, as the heap sees them.
+double ours_bytes_per_resource(int n) {
+  malloc_trim(0);
+  std::size_t before = heap_in_use();
+  double per;
+  {
+    MemoryState state;
+    for (int i = 0; i < n; ++i) (void)state.create(payload(id_of(i)), {kOwner});
+    per = static_cast<double>(heap_in_use() - before) / n - 100;
+  }
+  return per;
+}
+
+double baseline_bytes_per_resource(int n) {
+  malloc_trim(0);
+  std::size_t before = heap_in_use();
+  double per;
+  {
+    BaselineStore base;
+    for (int i = 0; i < n; ++i) base.put(id_of(i), payload(id_of(i)));
+    per = static_cast<double>(heap_in_use() - before) / n - 100;
+  }
+  return per;
+}
+
+int bench_memory() {
+  double ours = 0, baseline = 0;
+  for (int n : {10000, 100000, 1000000}) {
+    ours = ours_bytes_per_resource(n);
+    baseline = baseline_bytes_per_resource(n);
+    std::printf("%7d resources: ours %.0f bytes/resource beyond the spec, baseline %.0f\n", n, ours,
+                baseline);
+  }
+  return report("store.memory", ours, baseline, Target::ours(300));
+}
+
+}  // namespace
+}  // namespace cosi::bench
+
+int main(int argc, char** argv) {
+  using namespace cosi::bench;
+  std::string name = argc > 1 ? argv[1] : "";
+  if (name == "get") return bench_get();
+  if (name == "list1k") return bench_list1k();
+  if (name == "update") return bench_update();
+  if (name == "modify_noop") return bench_modify_noop();
+  if (name == "fanout100") return bench_fanout100();
+  if (name == "memory") return bench_memory();
+  std::fprintf(stderr, "usage: store-bench get|list1k|update|modify_noop|fanout100|memory\n");
+  return 2;
+}
