@@ -26,13 +26,14 @@ std::string finalizer_list(const Finalizers& finalizers) {
 Collection::Collection(Kind kind, std::uint64_t stream, CollectionLimits limits)
     : kind_(kind), stream_(stream), limits_(limits), history_(limits.history) {}
 
+[[gnu::cold]] Error Collection::missing(std::string_view id) const {
+  return Error(ErrorKind::kNotFound, "resource " + kind_.at(std::string(id)).to_string() + " doesn't exist");
+}
+
 Result<ResourcePtr> Collection::get(std::string_view id) const {
   std::shared_lock lock(mu_);
   auto it = items_.find(id);
-  if (it == items_.end()) {
-    return Error(ErrorKind::kNotFound,
-                 "resource " + kind_.at(std::string(id)).to_string() + " doesn't exist");
-  }
+  if (it == items_.end()) [[unlikely]] return missing(id);
   return it->resource;
 }
 
@@ -81,9 +82,7 @@ Result<ResourcePtr> Collection::update(MutableResourcePtr resource, const Update
   {
     std::unique_lock lock(mu_);
     auto it = items_.find(std::string_view(md.id()));
-    if (it == items_.end()) {
-      return Error(ErrorKind::kNotFound, "resource " + md.describe() + " doesn't exist");
-    }
+    if (it == items_.end()) return missing(md.id());
     const ResourcePtr& current = it->resource;
     const Metadata& cur = current->metadata();
     if (cur.version() != md.version()) {
@@ -121,9 +120,7 @@ Status Collection::destroy(const std::string& id, Atom owner) {
   {
     std::unique_lock lock(mu_);
     auto it = items_.find(std::string_view(id));
-    if (it == items_.end()) {
-      return Error(ErrorKind::kNotFound, "resource " + kind_.at(id).to_string() + " doesn't exist");
-    }
+    if (it == items_.end()) return missing(id);
     const Metadata& cur = it->resource->metadata();
     if (cur.owner() != owner) {
       return Error(ErrorKind::kOwnerConflict, "resource " + cur.describe() + " is owned by \"" +

@@ -80,6 +80,7 @@ class Collection {
   // Records the change and offers it to the watchers; the ones to wake go to `wake`.
   void publish(EventType type, ResourcePtr resource, ResourcePtr old, Watchers& wake);
   Status check_bookmark(const Bookmark& bookmark) const;
+  Error missing(std::string_view id) const;
   Bookmark bookmark_now() const { return Bookmark(stream_, history_.last_position()); }
   std::size_t buffer_size(std::size_t requested) const;
 

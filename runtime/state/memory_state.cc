@@ -15,20 +15,21 @@ std::uint64_t new_stream() {
   return rng();
 }
 
-Status check_pointer(const Pointer& p, std::string_view what) {
-  if (p.ns.empty() || p.type.empty() || p.id.empty()) {
-    return Error(ErrorKind::kInvalidArgument,
-                 std::string(what) + " " + p.to_string() + ": namespace, type and id must be set");
-  }
-  return {};
+bool complete(const Pointer& p) { return !p.id.empty() && !p.ns.empty() && !p.type.empty(); }
+bool complete(const Kind& k) { return !k.ns.empty() && !k.type.empty(); }
+
+[[gnu::cold]] Error incomplete(const Pointer& p, std::string_view what) {
+  return Error(ErrorKind::kInvalidArgument,
+               std::string(what) + " " + p.to_string() + ": namespace, type and id must be set");
 }
 
-Status check_kind(const Kind& k, std::string_view what) {
-  if (k.ns.empty() || k.type.empty()) {
-    return Error(ErrorKind::kInvalidArgument,
-                 std::string(what) + " " + k.to_string() + ": namespace and type must be set");
-  }
-  return {};
+[[gnu::cold]] Error incomplete(const Kind& k, std::string_view what) {
+  return Error(ErrorKind::kInvalidArgument,
+               std::string(what) + " " + k.to_string() + ": namespace and type must be set");
+}
+
+[[gnu::cold]] Error missing(const Pointer& p) {
+  return Error(ErrorKind::kNotFound, "resource " + p.to_string() + " doesn't exist");
 }
 
 // The object to store: the caller's own when nobody else holds it, else a copy. Resources are
@@ -72,99 +73,79 @@ Result<WatchPtr> make_watch(std::shared_ptr<Collection> collection,
 
 }  // namespace
 
-MemoryState::MemoryState(MemoryStateOptions options) : options_(std::move(options)) {}
+MemoryState::MemoryState(MemoryStateOptions options)
+    : options_(std::move(options)), kinds_([this](const Kind& kind) {
+        return std::make_shared<Collection>(
+            kind, new_stream(), CollectionLimits{options_.history, options_.watch_buffer});
+      }) {}
+
 MemoryState::~MemoryState() = default;
 
 Timestamp MemoryState::now() const {
   return options_.wall_clock ? options_.wall_clock() : std::chrono::system_clock::now();
 }
 
-std::shared_ptr<Collection> MemoryState::find(const Kind& kind) const {
-  std::shared_lock lock(mu_);
-  auto it = kinds_.find(kind);
-  return it == kinds_.end() ? nullptr : it->second;
-}
-
-std::shared_ptr<Collection> MemoryState::find_or_add(const Kind& kind) {
-  if (auto c = find(kind)) return c;
-  std::unique_lock lock(mu_);
-  auto& slot = kinds_[kind];
-  if (!slot) {
-    slot = std::make_shared<Collection>(
-        kind, new_stream(), CollectionLimits{options_.history, options_.watch_buffer});
-  }
-  return slot;
-}
-
 Result<ResourcePtr> MemoryState::get(const Pointer& pointer) {
-  if (auto s = check_pointer(pointer, "get"); !s.ok()) return s.error();
-  auto collection = find(pointer.kind());
-  if (!collection) {
-    return Error(ErrorKind::kNotFound, "resource " + pointer.to_string() + " doesn't exist");
-  }
+  if (!complete(pointer)) [[unlikely]] return incomplete(pointer, "get");
+  Collection* collection = kinds_.find(pointer.kind());
+  if (!collection) [[unlikely]] return missing(pointer);
   return collection->get(pointer.id);
 }
 
 Result<std::vector<ResourcePtr>> MemoryState::list(const Kind& kind, const ListOptions& options) {
-  if (auto s = check_kind(kind, "list"); !s.ok()) return s.error();
+  if (!complete(kind)) return incomplete(kind, "list");
   for (const auto& q : options.label_queries) {
     if (auto s = q.validate(); !s.ok()) return s.error();
   }
-  auto collection = find(kind);
+  Collection* collection = kinds_.find(kind);
   if (!collection) return std::vector<ResourcePtr>{};
   return collection->list(Selection::of(options.label_queries, options.id_query));
 }
 
 Result<ResourcePtr> MemoryState::create(ResourcePtr resource, const CreateOptions& options) {
   if (!resource) return Error(ErrorKind::kInvalidArgument, "create: no resource");
-  if (auto s = check_pointer(resource->metadata().pointer(), "create"); !s.ok()) return s.error();
-  auto collection = find_or_add(resource->metadata().kind());
+  if (!complete(resource->metadata().pointer())) {
+    return incomplete(resource->metadata().pointer(), "create");
+  }
+  Collection* collection = kinds_.find_or_add(resource->metadata().kind());
   return collection->create(take(std::move(resource)), options.owner, now());
 }
 
 Result<ResourcePtr> MemoryState::update(ResourcePtr resource, const UpdateOptions& options) {
   if (!resource) return Error(ErrorKind::kInvalidArgument, "update: no resource");
   const Pointer pointer = resource->metadata().pointer();
-  if (auto s = check_pointer(pointer, "update"); !s.ok()) return s.error();
-  auto collection = find(pointer.kind());
-  if (!collection) {
-    return Error(ErrorKind::kNotFound, "resource " + pointer.to_string() + " doesn't exist");
-  }
+  if (!complete(pointer)) return incomplete(pointer, "update");
+  Collection* collection = kinds_.find(pointer.kind());
+  if (!collection) return missing(pointer);
   return collection->update(take(std::move(resource)), options, now());
 }
 
 Status MemoryState::destroy(const Pointer& pointer, const DestroyOptions& options) {
-  if (auto s = check_pointer(pointer, "destroy"); !s.ok()) return s;
-  auto collection = find(pointer.kind());
-  if (!collection) {
-    return Error(ErrorKind::kNotFound, "resource " + pointer.to_string() + " doesn't exist");
-  }
+  if (!complete(pointer)) return incomplete(pointer, "destroy");
+  Collection* collection = kinds_.find(pointer.kind());
+  if (!collection) return missing(pointer);
   return collection->destroy(pointer.id, options.owner);
 }
 
 Result<WatchPtr> MemoryState::watch(const Pointer& pointer, const WatchOptions& options) {
-  if (auto s = check_pointer(pointer, "watch"); !s.ok()) return s.error();
-  auto collection = find_or_add(pointer.kind());
-  return make_watch(collection, collection->watch(pointer.id, options));
+  if (!complete(pointer)) return incomplete(pointer, "watch");
+  Collection* collection = kinds_.find_or_add(pointer.kind());
+  return make_watch(kinds_.share(collection), collection->watch(pointer.id, options));
 }
 
 Result<WatchPtr> MemoryState::watch_kind(const Kind& kind, const WatchKindOptions& options) {
-  if (auto s = check_kind(kind, "watch"); !s.ok()) return s.error();
+  if (!complete(kind)) return incomplete(kind, "watch");
   for (const auto& q : options.label_queries) {
     if (auto s = q.validate(); !s.ok()) return s.error();
   }
-  auto collection = find_or_add(kind);
-  return make_watch(collection,
+  Collection* collection = kinds_.find_or_add(kind);
+  return make_watch(kinds_.share(collection),
                     collection->watch_kind(Selection::of(options.label_queries, options.id_query),
                                            options));
 }
 
 std::vector<std::pair<Kind, CollectionStats>> MemoryState::stats() const {
-  std::vector<std::shared_ptr<Collection>> collections;
-  {
-    std::shared_lock lock(mu_);
-    for (const auto& [kind, c] : kinds_) collections.push_back(c);
-  }
+  auto collections = kinds_.all();
   std::vector<std::pair<Kind, CollectionStats>> out;
   out.reserve(collections.size());
   for (const auto& c : collections) out.emplace_back(c->kind(), c->stats());

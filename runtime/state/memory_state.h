@@ -15,13 +15,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <shared_mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "runtime/base/thread_annotations.h"
 #include "runtime/state/collection.h"
+#include "runtime/state/kind_index.h"
 #include "runtime/state/state.h"
 
 namespace cosi {
@@ -48,13 +46,10 @@ class MemoryState final : public State {
   std::vector<std::pair<Kind, CollectionStats>> stats() const;
 
  private:
-  std::shared_ptr<Collection> find(const Kind& kind) const;
-  std::shared_ptr<Collection> find_or_add(const Kind& kind);
   Timestamp now() const;
 
   const MemoryStateOptions options_;
-  mutable std::shared_mutex mu_;
-  std::unordered_map<Kind, std::shared_ptr<Collection>> kinds_ COSI_GUARDED_BY(mu_);
+  KindIndex kinds_;
 };
 
 }  // namespace cosi

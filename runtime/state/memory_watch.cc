@@ -17,7 +17,7 @@ bool WatchCore::offer(const Event& raw) {
   buffer_.push(std::move(*visible));
   if (signaled_) return false;
   signaled_ = true;
-  return true;
+  return waiters_ > 0 || notify_ != nullptr;
 }
 
 void WatchCore::notify() {
@@ -45,7 +45,9 @@ std::size_t WatchCore::poll(std::vector<Event>& out, std::size_t max) {
 
 bool WatchCore::wait(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mu_);
+  ++waiters_;
   ready_.wait_until(lock, deadline, [&] { return cancelled_ || pending(); });
+  --waiters_;
   return !cancelled_ && pending();
 }
 

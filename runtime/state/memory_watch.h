@@ -46,8 +46,10 @@ class WatchCore {
   std::condition_variable ready_;
   std::deque<Event> first_ COSI_GUARDED_BY(mu_);
   EventBuffer buffer_ COSI_GUARDED_BY(mu_);
-  // Set when the consumer was told events are waiting; cleared when it has taken them all.
+  // Set when events became pending; cleared when the consumer has taken them all. A consumer
+  // is woken only on that transition, and only when it waits or asked to be notified.
   bool signaled_ COSI_GUARDED_BY(mu_) = false;
+  int waiters_ COSI_GUARDED_BY(mu_) = 0;
   bool cancelled_ COSI_GUARDED_BY(mu_) = false;
   std::shared_ptr<const std::function<void()>> notify_ COSI_GUARDED_BY(mu_);
 };

@@ -1,14 +1,16 @@
 // The one line every benchmark ends with, and a best-of-N timer.
 //
-//   double ours = best_of(5, [&] { ...work... });   // seconds of the fastest round
+//   auto [ours, base] = best_of_pair(5, [&] { ...ours... }, [&] { ...baseline... });
 //   report("store.get", ours_ns, base_ns, Target::ratio(2.0));
 //   -> BENCH store.get ours=41.2 baseline=30.1 ratio=1.37 target=ratio<=2 PASS
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace cosi::bench {
 
@@ -30,16 +32,29 @@ inline int report(const std::string& name, double ours, double baseline, Target 
   return pass ? 0 : 1;
 }
 
+inline double seconds(const std::function<void()>& fn) {
+  auto start = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Seconds taken by the fastest of `rounds` runs of fn.
 inline double best_of(int rounds, const std::function<void()>& fn) {
   double best = 1e300;
-  for (int i = 0; i < rounds; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s < best) best = s;
-  }
+  for (int i = 0; i < rounds; ++i) best = std::min(best, seconds(fn));
   return best;
+}
+
+// The fastest of `rounds` runs of each, alternating, so drift in the machine's load falls
+// on both sides alike.
+inline std::pair<double, double> best_of_pair(int rounds, const std::function<void()>& ours,
+                                              const std::function<void()>& baseline) {
+  double a = 1e300, b = 1e300;
+  for (int i = 0; i < rounds; ++i) {
+    a = std::min(a, seconds(ours));
+    b = std::min(b, seconds(baseline));
+  }
+  return {a, b};
 }
 
 }  // namespace cosi::bench

@@ -56,25 +56,26 @@ std::vector<int> random_order(int n, int count) {
   return out;
 }
 
+// Both sides get the same input: the id. Ours names it with kind.at(id).
 int bench_get() {
   constexpr int kN = 100000, kLookups = 2000000;
   MemoryState state;
   BaselineStore base;
   fill(state, base, kN);
   auto order = random_order(kN, kLookups);
-  std::vector<Pointer> pointers;
   std::vector<std::string> ids;
-  for (int i = 0; i < kN; ++i) {
-    pointers.push_back(kKind.at(id_of(i)));
-    ids.push_back(id_of(i));
-  }
+  for (int i = 0; i < kN; ++i) ids.push_back(id_of(i));
   std::size_t sink = 0;
-  double ours = best_of(5, [&] {
-    for (int i : order) sink += (*state.get(pointers[static_cast<std::size_t>(i)]))->metadata().id().size();
-  });
-  double baseline = best_of(5, [&] {
-    for (int i : order) sink += base.get(ids[static_cast<std::size_t>(i)])->metadata().id().size();
-  });
+  auto [ours, baseline] = best_of_pair(
+      5,
+      [&] {
+        for (int i : order) {
+          sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().id().size();
+        }
+      },
+      [&] {
+        for (int i : order) sink += base.get(ids[static_cast<std::size_t>(i)])->metadata().id().size();
+      });
   std::printf("get of one of %d: ours %.1f ns, baseline %.1f ns (sink %zu)\n", kN,
               ours * 1e9 / kLookups, baseline * 1e9 / kLookups, sink);
   return report("store.get", ours * 1e9 / kLookups, baseline * 1e9 / kLookups, Target::ratio(2));
@@ -86,12 +87,9 @@ int bench_list1k() {
   BaselineStore base;
   fill(state, base, kN);
   std::size_t sink = 0;
-  double ours = best_of(5, [&] {
-    for (int i = 0; i < kLists; ++i) sink += state.list(kKind)->size();
-  });
-  double baseline = best_of(5, [&] {
-    for (int i = 0; i < kLists; ++i) sink += base.list_sorted().size();
-  });
+  auto [ours, baseline] = best_of_pair(
+      5, [&] { for (int i = 0; i < kLists; ++i) sink += state.list(kKind)->size(); },
+      [&] { for (int i = 0; i < kLists; ++i) sink += base.list_sorted().size(); });
   std::printf("list of %d: ours %.1f us, baseline %.1f us (sink %zu)\n", kN, ours * 1e6 / kLists,
               baseline * 1e6 / kLists, sink);
   return report("store.list1k", ours * 1e6 / kLists, baseline * 1e6 / kLists, Target::ratio(2));
@@ -144,10 +142,10 @@ int bench_modify_noop() {
   BaselineStore base;
   fill(state, base, kN);
   auto order = random_order(kN, kOps);
-  std::vector<Pointer> pointers;
+  std::vector<std::string> ids;
   std::vector<MutableResourcePtr> fresh;
   for (int i = 0; i < kN; ++i) {
-    pointers.push_back(kKind.at(id_of(i)));
+    ids.push_back(id_of(i));
     fresh.push_back(payload(id_of(i)));
   }
   const EditFn same = [](Resource& r) {
@@ -155,18 +153,22 @@ int bench_modify_noop() {
     return Status();
   };
   std::size_t sink = 0;
-  double ours = best_of(5, [&] {
-    for (int i : order) {
-      auto r = modify(state, fresh[static_cast<std::size_t>(i)], same, {kOwner});
-      sink += (*r)->metadata().version().value();
-    }
-  });
-  double get = best_of(5, [&] {
-    for (int i : order) sink += (*state.get(pointers[static_cast<std::size_t>(i)]))->metadata().version().value();
-  });
+  auto [ours, get] = best_of_pair(
+      5,
+      [&] {
+        for (int i : order) {
+          auto r = modify(state, fresh[static_cast<std::size_t>(i)], same, {kOwner});
+          sink += (*r)->metadata().version().value();
+        }
+      },
+      [&] {
+        for (int i : order) {
+          sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().version().value();
+        }
+      });
   std::printf("no-op modify of one of %d: %.1f ns; get %.1f ns (sink %zu)\n", kN, ours * 1e9 / kOps,
               get * 1e9 / kOps, sink);
-  if ((*state.get(pointers[0]))->metadata().version() != Version(1)) {
+  if ((*state.get(kKind.at(ids[0])))->metadata().version() != Version(1)) {
     std::printf("a no-op modify wrote\n");
     return 1;
   }
