@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages cosi-cpp needs, only those that are missing. Safe to run again.
+set -euo pipefail
+
+packages=(
+  build-essential meson ninja-build pkg-config cmake python3
+  catch2 libre2-dev
+  libboost1.81-dev libboost-json1.81-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libyaml-cpp-dev libssl-dev libnl-3-dev libnl-route-3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+sudo=""
+if [[ $(id -u) != 0 ]]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
