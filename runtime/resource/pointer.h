@@ -6,6 +6,7 @@
 //   me.to_string() == "Members.cluster.talos.dev(cluster/node-1)"
 #pragma once
 
+#include <compare>
 #include <functional>
 #include <string>
 
@@ -24,6 +25,7 @@ struct Kind {
   std::string to_string() const;
 
   friend bool operator==(const Kind&, const Kind&) = default;
+  friend auto operator<=>(const Kind&, const Kind&) = default;
 };
 
 struct Pointer {
@@ -36,11 +38,19 @@ struct Pointer {
   std::string to_string() const;
 
   friend bool operator==(const Pointer&, const Pointer&) = default;
+  friend auto operator<=>(const Pointer&, const Pointer&) = default;
 };
 
 inline Pointer Kind::at(std::string id) const { return {ns, type, std::move(id)}; }
 
 }  // namespace cosi
+
+template <>
+struct std::hash<cosi::Pointer> {
+  std::size_t operator()(const cosi::Pointer& p) const noexcept {
+    return std::hash<cosi::Atom>{}(p.type) ^ (std::hash<std::string>{}(p.id) * 31);
+  }
+};
 
 template <>
 struct std::hash<cosi::Kind> {

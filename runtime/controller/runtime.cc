@@ -1,0 +1,567 @@
+#include "runtime/controller/runtime.h"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "runtime/base/thread_annotations.h"
+#include "runtime/controller/access.h"
+#include "runtime/controller/context.h"
+#include "runtime/controller/runtime_metrics.h"
+#include "runtime/controller/work_queue.h"
+#include "runtime/state/state_ops.h"
+
+namespace cosi {
+namespace {
+
+double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+
+bool destroy_ready(const Event& e) {
+  if (e.type == EventType::kDestroyed) return false;
+  const Metadata& md = e.resource->metadata();
+  return md.phase() == Phase::kTearingDown && md.finalizers().empty();
+}
+
+// The outcome of one reconcile call: its result, or a crash.
+struct Outcome {
+  ReconcileResult result;
+  bool crashed = false;
+};
+
+}  // namespace
+
+struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
+  // One registered controller and its scheduling state (all guarded by Impl::mu).
+  struct Core {
+    Atom name;
+    std::unique_ptr<Controller> whole;
+    std::unique_ptr<KeyedController> keyed;
+    std::shared_ptr<const AccessRules> rules;
+    std::vector<Input> primary;  // keyed
+    std::vector<Input> mapped;   // keyed
+    Logger log;
+
+    // Whole-set: at most one pass runs; wake-ups during it set `dirty`.
+    bool scheduled = false;
+    bool running = false;
+    bool dirty = false;
+    int failures = 0;
+    std::optional<TimerId> timer;
+    std::set<Kind> output_kinds;  // where its outputs have been written
+    bool cleanup_pending = false;
+
+    // Per-key.
+    WorkQueue queue;
+    int concurrency = 1;
+    int active = 0;
+    std::map<Pointer, int> key_failures;
+    std::map<Pointer, TimerId> key_timers;
+  };
+
+  enum class Role { kWhole, kPrimary, kMapped };
+  struct Route {
+    Core* core;
+    Input input;
+    Role role;
+  };
+
+  struct WatchSlot {
+    Kind kind;
+    WatchPtr watch;
+    std::atomic<bool> scheduled{false};
+  };
+
+  Impl(State& s, Executor& e, Clock& c, RuntimeOptions o)
+      : state(s), executor(e), clock(c), options(std::move(o)), backoff(options.backoff), m(registry) {}
+
+  State& state;
+  Executor& executor;
+  Clock& clock;
+  const RuntimeOptions options;
+  const Backoff backoff;
+  metrics::Registry registry;
+  RuntimeMetrics m;
+
+  mutable std::mutex mu;
+  std::condition_variable settled;  // in_flight dropped
+  DependencyGraph graph COSI_GUARDED_BY(mu);
+  std::vector<std::unique_ptr<Core>> cores COSI_GUARDED_BY(mu);
+  std::map<Kind, std::vector<Route>> routes COSI_GUARDED_BY(mu);
+  std::map<Kind, std::shared_ptr<WatchSlot>> watches COSI_GUARDED_BY(mu);
+  bool started COSI_GUARDED_BY(mu) = false;
+  bool stopping COSI_GUARDED_BY(mu) = false;
+  int in_flight COSI_GUARDED_BY(mu) = 0;
+
+  // --- registration -------------------------------------------------------------------
+
+  Status add(std::unique_ptr<Core> core, const std::vector<Input>& inputs,
+             const std::vector<Output>& outputs) {
+    std::lock_guard lock(mu);
+    if (started) {
+      return Error(ErrorKind::kInvalidArgument,
+                   "controller \"" + core->name.str() + "\": controllers are added before start");
+    }
+    if (auto s = graph.add(core->name.str(), inputs, outputs); !s.ok()) return s;
+    core->log = options.logger.with_fields({{"controller", core->name.str()}});
+    core->rules = std::make_shared<const AccessRules>(core->name, inputs, outputs);
+    cores.push_back(std::move(core));
+    return {};
+  }
+
+  void rebuild_routes() {
+    routes.clear();
+    for (const auto& core : cores) {
+      if (core->whole) {
+        for (const auto& i : core->rules->inputs()) routes[i.resource_kind()].push_back({core.get(), i, Role::kWhole});
+      } else {
+        for (const auto& i : core->primary) routes[i.resource_kind()].push_back({core.get(), i, Role::kPrimary});
+        for (const auto& i : core->mapped) routes[i.resource_kind()].push_back({core.get(), i, Role::kMapped});
+      }
+    }
+  }
+
+  Status ensure_watch(const Kind& kind) {
+    if (watches.contains(kind)) return {};
+    auto watch = state.watch_kind(kind);
+    if (!watch.ok()) return watch.error();
+    auto slot = std::make_shared<WatchSlot>();
+    slot->kind = kind;
+    slot->watch = std::move(*watch);
+    watches.emplace(kind, slot);
+    std::weak_ptr<Impl> weak_self = weak_from_this();
+    std::weak_ptr<WatchSlot> weak_slot = slot;
+    slot->watch->set_notify([weak_self, weak_slot] {
+      auto self = weak_self.lock();
+      auto slot = weak_slot.lock();
+      if (self && slot) self->schedule_drain(std::move(slot));
+    });
+    return {};
+  }
+
+  // --- events -------------------------------------------------------------------------
+
+  void schedule_drain(std::shared_ptr<WatchSlot> slot) {
+    if (slot->scheduled.exchange(true)) return;
+    executor.post([self = shared_from_this(), slot = std::move(slot)] { self->drain(*slot); });
+  }
+
+  // The slot's watch is only cancelled, never destroyed, while a drain may hold the slot.
+  void drain(WatchSlot& slot) {
+    slot.scheduled.store(false);
+    std::vector<Event> events;
+    slot.watch->poll(events);
+    std::lock_guard lock(mu);
+    if (stopping) return;
+    for (const Event& e : events) dispatch(slot.kind, e);
+  }
+
+  void dispatch(const Kind& kind, const Event& e) {
+    if (e.type != EventType::kCreated && e.type != EventType::kUpdated &&
+        e.type != EventType::kDestroyed) {
+      return;
+    }
+    const Pointer pointer = e.resource->metadata().pointer();
+    if (auto it = routes.find(kind); it != routes.end()) {
+      for (const Route& route : it->second) {
+        if (!route.input.covers(pointer)) continue;
+        if (route.input.kind == InputKind::kDestroyReady && !destroy_ready(e)) continue;
+        switch (route.role) {
+          case Role::kWhole: wake(*route.core); break;
+          case Role::kPrimary: enqueue(*route.core, pointer); break;
+          case Role::kMapped: map_later(*route.core, pointer); break;
+        }
+      }
+    }
+    // An output a controller is tearing down became free of finalizers: let it finish.
+    if (destroy_ready(e)) {
+      for (const auto& core : cores) {
+        if (core->whole && core->cleanup_pending && core->name == e.resource->metadata().owner()) {
+          wake(*core);
+        }
+      }
+    }
+  }
+
+  // --- whole-set controllers ----------------------------------------------------------
+
+  void wake(Core& core) {
+    if (stopping) return;
+    m.queue_adds.at({core.name.str()}).inc();
+    if (core.running) {
+      core.dirty = true;
+      return;
+    }
+    if (core.scheduled) return;
+    core.scheduled = true;
+    m.queue_depth.at({core.name.str()}).set(1);
+    executor.post([self = shared_from_this(), c = &core] { self->run_pass(*c); });
+  }
+
+  void wake_after(Core& core, Duration delay) {
+    if (core.timer) clock.cancel(*core.timer);
+    std::weak_ptr<Impl> weak = weak_from_this();
+    core.timer = clock.schedule(clock.now() + delay, [weak, c = &core] {
+      auto self = weak.lock();
+      if (!self) return;
+      std::lock_guard lock(self->mu);
+      c->timer.reset();
+      self->wake(*c);
+    });
+  }
+
+  Outcome invoke(Core& core, const std::function<ReconcileResult()>& fn) {
+    try {
+      return {fn(), false};
+    } catch (const std::exception& e) {
+      core.log.error("reconcile crashed", {{"error", e.what()}});
+      return {ReconcileResult::retry(Error(ErrorKind::kInternal, e.what())), true};
+    } catch (...) {
+      core.log.error("reconcile crashed", {{"error", "unknown exception"}});
+      return {ReconcileResult::retry(Error(ErrorKind::kInternal, "unknown exception")), true};
+    }
+  }
+
+  void run_pass(Core& core) {
+    std::shared_ptr<const AccessRules> rules;
+    {
+      std::lock_guard lock(mu);
+      core.scheduled = false;
+      if (stopping) return;
+      core.running = true;
+      core.dirty = false;
+      ++in_flight;
+      rules = core.rules;
+      m.queue_depth.at({core.name.str()}).set(0);
+      m.active_workers.at({core.name.str()}).set(1);
+    }
+    const SteadyTime start = clock.now();
+    ControllerContext ctx(state, rules, clock, core.log,
+                          [this, c = &core](std::vector<Input> inputs) { return update_inputs(*c, std::move(inputs)); });
+    Outcome outcome = invoke(core, [&] { return core.whole->reconcile(ctx); });
+    if (outcome.result.ok()) {
+      if (auto s = clean_up(core, ctx.touched()); !s.ok()) outcome.result = ReconcileResult::retry(s.error());
+    }
+    record(core, outcome, clock.now() - start);
+
+    std::lock_guard lock(mu);
+    core.running = false;
+    m.active_workers.at({core.name.str()}).set(0);
+    follow_up(core, outcome);
+    if (core.dirty) {
+      core.dirty = false;
+      wake(core);
+    }
+    --in_flight;
+    settled.notify_all();
+  }
+
+  void follow_up(Core& core, const Outcome& outcome) {
+    switch (outcome.result.kind()) {
+      case ReconcileResult::Kind::kDone:
+        core.failures = 0;
+        break;
+      case ReconcileResult::Kind::kRequeueAfter:
+        core.failures = 0;
+        if (!stopping) wake_after(core, outcome.result.after());
+        break;
+      case ReconcileResult::Kind::kRetry:
+        ++core.failures;
+        m.queue_retries.at({core.name.str()}).inc();
+        if (!stopping) wake_after(core, backoff.delay(core.failures));
+        break;
+      case ReconcileResult::Kind::kTerminal:
+        core.failures = 0;
+        break;
+    }
+  }
+
+  // Destroys (tearing down first) the outputs the controller owns and did not write.
+  Status clean_up(Core& core, const std::set<Pointer>& touched) {
+    std::set<Kind> kinds;
+    {
+      std::lock_guard lock(mu);
+      for (const auto& p : touched) {
+        if (core.output_kinds.insert(p.kind()).second) {
+          if (auto s = ensure_watch(p.kind()); !s.ok()) return s;
+        }
+      }
+      kinds = core.output_kinds;
+    }
+    bool pending = false;
+    for (const Kind& kind : kinds) {
+      auto list = state.list(kind);
+      if (!list.ok()) return list.error();
+      for (const auto& r : *list) {
+        const Metadata& md = r->metadata();
+        if (md.owner() != core.name || touched.contains(md.pointer())) continue;
+        bool ready = md.finalizers().empty();
+        if (md.phase() == Phase::kRunning) {
+          auto t = teardown(state, md.pointer(), core.name);
+          if (!t.ok()) {
+            if (t.error().is(ErrorKind::kNotFound)) continue;
+            return t.error();
+          }
+          ready = *t;
+        }
+        if (!ready) {
+          pending = true;
+          continue;
+        }
+        auto s = state.destroy(md.pointer(), {core.name});
+        if (!s.ok() && !s.error().is(ErrorKind::kNotFound)) {
+          if (s.error().is(ErrorKind::kPendingFinalizers)) {
+            pending = true;
+            continue;
+          }
+          return s;
+        }
+      }
+    }
+    std::lock_guard lock(mu);
+    core.cleanup_pending = pending;
+    return {};
+  }
+
+  void record(Core& core, const Outcome& outcome, Duration took) {
+    const std::string& name = core.name.str();
+    m.reconcile_time.at({name}).observe(seconds(took));
+    switch (outcome.result.kind()) {
+      case ReconcileResult::Kind::kDone:
+        m.reconcile_total.at({name, "success"}).inc();
+        break;
+      case ReconcileResult::Kind::kRequeueAfter:
+        m.reconcile_total.at({name, "requeue_after"}).inc();
+        break;
+      case ReconcileResult::Kind::kRetry:
+      case ReconcileResult::Kind::kTerminal:
+        m.reconcile_total.at({name, "error"}).inc();
+        m.reconcile_errors.at({name}).inc();
+        if (outcome.crashed) {
+          m.reconcile_panics.at({name}).inc();
+        } else {
+          core.log.warn(outcome.result.kind() == ReconcileResult::Kind::kTerminal
+                            ? "reconcile failed; not retrying"
+                            : "reconcile failed; retrying",
+                        {{"error", outcome.result.error().to_string()}});
+        }
+        break;
+    }
+  }
+
+  Status update_inputs(Core& core, std::vector<Input> inputs) {
+    std::lock_guard lock(mu);
+    if (!core.whole) {
+      return Error(ErrorKind::kUnimplemented, "controller \"" + core.name.str() +
+                                                  "\": a per-key controller's inputs are fixed");
+    }
+    if (auto s = graph.replace_inputs(core.name.str(), inputs); !s.ok()) return s;
+    core.rules = std::make_shared<const AccessRules>(core.name, inputs, core.rules->outputs());
+    rebuild_routes();
+    for (const auto& i : inputs) {
+      if (auto s = ensure_watch(i.resource_kind()); !s.ok()) return s;
+    }
+    wake(core);  // runs again once this pass ends, now with the new inputs
+    return {};
+  }
+
+  // --- per-key controllers ------------------------------------------------------------
+
+  void enqueue(Core& core, const Pointer& key) {
+    if (stopping) return;
+    if (core.queue.add(key, clock.now())) m.queue_adds.at({core.name.str()}).inc();
+    m.queue_depth.at({core.name.str()}).set(static_cast<double>(core.queue.depth()));
+    start_workers(core);
+  }
+
+  void start_workers(Core& core) {
+    while (!stopping && core.active < core.concurrency && core.queue.ready()) {
+      ++core.active;
+      executor.post([self = shared_from_this(), c = &core] { self->work(*c); });
+    }
+  }
+
+  void map_later(Core& core, const Pointer& changed) {
+    executor.post([self = shared_from_this(), c = &core, changed] {
+      std::shared_ptr<const AccessRules> rules;
+      {
+        std::lock_guard lock(self->mu);
+        if (self->stopping) return;
+        rules = c->rules;
+      }
+      ControllerReader reader(self->state, rules);
+      std::vector<Pointer> keys;
+      try {
+        keys = c->keyed->map(reader, changed);
+      } catch (const std::exception& e) {
+        c->log.error("map crashed", {{"error", e.what()}, {"input", changed.to_string()}});
+        self->m.reconcile_panics.at({c->name.str()}).inc();
+        return;
+      } catch (...) {
+        c->log.error("map crashed", {{"error", "unknown exception"}, {"input", changed.to_string()}});
+        self->m.reconcile_panics.at({c->name.str()}).inc();
+        return;
+      }
+      std::lock_guard lock(self->mu);
+      for (const auto& key : keys) self->enqueue(*c, key);
+    });
+  }
+
+  void work(Core& core) {
+    std::optional<Pointer> key;
+    std::shared_ptr<const AccessRules> rules;
+    {
+      std::lock_guard lock(mu);
+      Duration waited{};
+      if (!stopping) key = core.queue.take(clock.now(), &waited);
+      if (!key) {
+        --core.active;
+        return;
+      }
+      ++in_flight;
+      rules = core.rules;
+      m.queue_duration.at({core.name.str()}).observe(seconds(waited));
+      m.queue_depth.at({core.name.str()}).set(static_cast<double>(core.queue.depth()));
+      m.active_workers.at({core.name.str()}).add(1);
+    }
+    const SteadyTime start = clock.now();
+    ControllerContext ctx(state, rules, clock, core.log.with_fields({{"key", key->to_string()}}));
+    Outcome outcome = invoke(core, [&] { return core.keyed->reconcile(ctx, *key); });
+    record(core, outcome, clock.now() - start);
+
+    std::lock_guard lock(mu);
+    Duration worked{};
+    core.queue.done(*key, clock.now(), &worked);
+    m.work_duration.at({core.name.str()}).observe(seconds(worked));
+    m.active_workers.at({core.name.str()}).add(-1);
+    follow_up_key(core, *key, outcome);
+    --core.active;
+    --in_flight;
+    start_workers(core);
+    settled.notify_all();
+  }
+
+  void follow_up_key(Core& core, const Pointer& key, const Outcome& outcome) {
+    switch (outcome.result.kind()) {
+      case ReconcileResult::Kind::kDone:
+      case ReconcileResult::Kind::kTerminal:
+        core.key_failures.erase(key);
+        break;
+      case ReconcileResult::Kind::kRequeueAfter:
+        core.key_failures.erase(key);
+        enqueue_after(core, key, outcome.result.after());
+        break;
+      case ReconcileResult::Kind::kRetry: {
+        int failures = ++core.key_failures[key];
+        m.queue_retries.at({core.name.str()}).inc();
+        enqueue_after(core, key, backoff.delay(failures));
+        break;
+      }
+    }
+  }
+
+  void enqueue_after(Core& core, const Pointer& key, Duration delay) {
+    if (stopping) return;
+    if (auto it = core.key_timers.find(key); it != core.key_timers.end()) clock.cancel(it->second);
+    std::weak_ptr<Impl> weak = weak_from_this();
+    core.key_timers[key] = clock.schedule(clock.now() + delay, [weak, c = &core, key] {
+      auto self = weak.lock();
+      if (!self) return;
+      std::lock_guard lock(self->mu);
+      c->key_timers.erase(key);
+      self->enqueue(*c, key);
+    });
+  }
+
+  // --- lifecycle ----------------------------------------------------------------------
+
+  Status start() {
+    std::lock_guard lock(mu);
+    if (started) return Error(ErrorKind::kInvalidArgument, "runtime already started");
+    started = true;
+    rebuild_routes();
+    for (const auto& [kind, list] : routes) {
+      if (auto s = ensure_watch(kind); !s.ok()) return s;
+    }
+    for (const auto& core : cores) {
+      if (core->whole) {
+        wake(*core);
+        continue;
+      }
+      for (const auto& input : core->primary) {
+        auto list = state.list(input.resource_kind());
+        if (!list.ok()) return list.error();
+        for (const auto& r : *list) {
+          if (input.covers(r->metadata().pointer())) enqueue(*core, r->metadata().pointer());
+        }
+      }
+    }
+    return {};
+  }
+
+  Status stop(Duration grace) {
+    std::map<Kind, std::shared_ptr<WatchSlot>> closing;
+    {
+      std::lock_guard lock(mu);
+      if (!stopping) {
+        stopping = true;
+        for (const auto& core : cores) {
+          if (core->timer) clock.cancel(*core->timer);
+          for (const auto& [key, timer] : core->key_timers) clock.cancel(timer);
+          core->key_timers.clear();
+        }
+        closing.swap(watches);
+      }
+    }
+    for (auto& [kind, slot] : closing) slot->watch->cancel();
+    std::unique_lock lock(mu);
+    if (!settled.wait_for(lock, grace, [&] { return in_flight == 0; })) {
+      return Error(ErrorKind::kDeadlineExceeded,
+                   std::to_string(in_flight) + " reconciles still running after the grace period");
+    }
+    return {};
+  }
+};
+
+Runtime::Runtime(State& state, Executor& executor, Clock& clock, RuntimeOptions options)
+    : impl_(std::make_shared<Impl>(state, executor, clock, std::move(options))) {}
+
+Runtime::~Runtime() { (void)impl_->stop(std::chrono::seconds(30)); }
+
+Status Runtime::add(std::unique_ptr<Controller> controller) {
+  auto core = std::make_unique<Impl::Core>();
+  core->name = controller->name();
+  auto inputs = controller->inputs();
+  auto outputs = controller->outputs();
+  core->whole = std::move(controller);
+  return impl_->add(std::move(core), inputs, outputs);
+}
+
+Status Runtime::add(std::unique_ptr<KeyedController> controller) {
+  auto core = std::make_unique<Impl::Core>();
+  core->name = controller->name();
+  core->primary = controller->primary_inputs();
+  core->mapped = controller->mapped_inputs();
+  core->concurrency = std::max(1, controller->concurrency());
+  std::vector<Input> inputs = core->primary;
+  inputs.insert(inputs.end(), core->mapped.begin(), core->mapped.end());
+  auto outputs = controller->outputs();
+  core->keyed = std::move(controller);
+  return impl_->add(std::move(core), inputs, outputs);
+}
+
+Status Runtime::start() { return impl_->start(); }
+Status Runtime::stop(Duration grace) { return impl_->stop(grace); }
+metrics::Registry& Runtime::metrics() { return impl_->registry; }
+
+std::vector<DependencyEdge> Runtime::dependencies() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->graph.edges();
+}
+
+std::string Runtime::dependencies_dot() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->graph.dot();
+}
+
+}  // namespace cosi
