@@ -325,6 +325,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
 
   void record(Core& core, const Outcome& outcome, Duration took) {
     const std::string& name = core.name.str();
+    if (options.on_reconcile) options.on_reconcile(name, outcome.result.kind());
     m.reconcile_time.at({name}).observe(seconds(took));
     switch (outcome.result.kind()) {
       case ReconcileResult::Kind::kDone:
@@ -355,6 +356,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
       return Error(ErrorKind::kUnimplemented, "controller \"" + core.name.str() +
                                                   "\": a per-key controller's inputs are fixed");
     }
+    if (inputs == core.rules->inputs()) return {};
     if (auto s = graph.replace_inputs(core.name.str(), inputs); !s.ok()) return s;
     core.rules = std::make_shared<const AccessRules>(core.name, inputs, core.rules->outputs());
     rebuild_routes();

@@ -20,6 +20,7 @@
 // Registries belong to the runtime: two runtimes in one process share nothing.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ namespace cosi {
 struct RuntimeOptions {
   Logger logger;
   BackoffPolicy backoff;
+  // Called after every reconcile, on the thread that ran it (tracing, tests waiting for
+  // progress). Must be quick and must not call into the runtime.
+  std::function<void(const std::string& controller, ReconcileResult::Kind result)> on_reconcile;
 };
 
 class Runtime {

@@ -1,5 +1,6 @@
 #include "runtime/metrics/registry.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -31,8 +32,8 @@ std::string number(double v) {
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (std::isnan(v)) return "NaN";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
+  return std::string(buf, ec == std::errc() ? end : buf);
 }
 
 std::string labels_text(const std::vector<std::string>& names, const LabelValues& values,

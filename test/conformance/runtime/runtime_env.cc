@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::string_view kOwner = "test";
 
-// Forwards to a MemoryState and signals every successful write.
+// Forwards to a MemoryState and signals every write (and, through bump(), every reconcile).
 class SignallingState final : public State {
  public:
   Result<ResourcePtr> get(const Pointer& p) override { return inner_.get(p); }
@@ -37,7 +37,16 @@ class SignallingState final : public State {
     return inner_.watch_kind(k, o);
   }
 
-  // Waits until done() holds; re-checks after every write. False at the deadline.
+  // Counts as progress: settle() re-checks its condition.
+  void bump() {
+    {
+      std::lock_guard lock(mu_);
+      ++generation_;
+    }
+    changed_.notify_all();
+  }
+
+  // Waits until done() holds; re-checks after every write or reconcile. False at the deadline.
   bool wait(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mu_);
     while (true) {
@@ -53,13 +62,6 @@ class SignallingState final : public State {
   Result<ResourcePtr> signal(Result<ResourcePtr> r) {
     bump();
     return r;
-  }
-  void bump() {
-    {
-      std::lock_guard lock(mu_);
-      ++generation_;
-    }
-    changed_.notify_all();
   }
 
   MemoryState inner_;
@@ -108,6 +110,7 @@ class ThreadedEnv final : public RuntimeEnv {
     RuntimeOptions options;
     options.backoff.initial = std::chrono::milliseconds(20);
     options.backoff.max = std::chrono::milliseconds(200);
+    options.on_reconcile = [this](const std::string&, ReconcileResult::Kind) { state_.bump(); };
     runtime_ = std::make_unique<Runtime>(state_, pool_, pool_, std::move(options));
   }
   ~ThreadedEnv() override {
