@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "runtime/resource/metadata.h"
 
@@ -29,6 +30,10 @@ class Resource {
 
   // True when other has the same concrete type and an equal spec.
   virtual bool spec_equals(const Resource& other) const = 0;
+
+  // The spec's protobuf encoding and YAML rendering (empty when the type has none); false when
+  // the spec type has no encoding at all. What the API and plugins send.
+  virtual bool encode_spec(std::string* proto, std::string* yaml) const = 0;
 
   // Same spec and same content in metadata (Metadata::same_content): writing one over the
   // other changes nothing.

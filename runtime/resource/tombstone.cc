@@ -11,6 +11,13 @@ struct TombstoneSpec {
 
 }  // namespace
 
+// On the wire a tombstone carries an empty spec.
+template <>
+struct SpecTraits<TombstoneSpec> {
+  static bool equal(const TombstoneSpec&, const TombstoneSpec&) { return true; }
+  static std::string encode(const TombstoneSpec&) { return {}; }
+};
+
 ResourcePtr make_tombstone(const Pointer& pointer) {
   return make_resource(Metadata(pointer.ns, pointer.type, pointer.id), TombstoneSpec{});
 }

@@ -1,6 +1,10 @@
 // TypedResource<Spec>: a resource whose spec is a C++ value. Spec must be copyable; specs are
-// compared with SpecTraits<Spec>::equal, which is operator== unless specialised (protobuf
-// messages specialise it).
+// compared with SpecTraits<Spec>::equal, which is operator== unless specialised. A spec that
+// crosses a process boundary (API, plugins) also has, in its SpecTraits specialisation,
+//
+//   static std::string encode(const Spec&);               // protobuf bytes
+//   static Result<Spec> decode(std::string_view bytes);
+//   static std::string yaml(const Spec&);                 // optional: the YAML talosctl prints
 //
 //   struct Greeting { std::string text; bool operator==(const Greeting&) const = default; };
 //   auto r = make_resource<Greeting>(Metadata("default", "Greetings.test.dev", "hello"),
@@ -42,6 +46,22 @@ class TypedResource final : public Resource {
   bool spec_equals(const Resource& other) const override {
     const auto* typed = dynamic_cast<const TypedResource*>(&other);
     return typed != nullptr && SpecTraits<Spec>::equal(spec_, typed->spec_);
+  }
+
+  bool encode_spec(std::string* proto, std::string* yaml) const override {
+    if constexpr (requires(const Spec& s) { SpecTraits<Spec>::encode(s); }) {
+      if (proto != nullptr) *proto = SpecTraits<Spec>::encode(spec_);
+      if (yaml != nullptr) {
+        if constexpr (requires(const Spec& s) { SpecTraits<Spec>::yaml(s); }) {
+          *yaml = SpecTraits<Spec>::yaml(spec_);
+        } else {
+          yaml->clear();
+        }
+      }
+      return true;
+    } else {
+      return false;
+    }
   }
 
  private:

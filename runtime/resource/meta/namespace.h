@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/base/result.h"
 #include "runtime/resource/typed_resource.h"
 
 namespace cosi {
@@ -19,6 +20,15 @@ struct NamespaceSpec {
   std::string description;
 
   friend bool operator==(const NamespaceSpec&, const NamespaceSpec&) = default;
+};
+
+// Encoded as cosi.resource.meta.NamespaceSpec (runtime/proto/meta_codec.cc).
+template <>
+struct SpecTraits<NamespaceSpec> {
+  static bool equal(const NamespaceSpec& a, const NamespaceSpec& b) { return a == b; }
+  static std::string encode(const NamespaceSpec& spec);
+  static Result<NamespaceSpec> decode(std::string_view bytes);
+  static std::string yaml(const NamespaceSpec& spec);
 };
 
 using Namespace = TypedResource<NamespaceSpec>;

@@ -64,6 +64,15 @@ struct ResourceDefinitionInput {
 
 Result<ResourceDefinitionSpec> make_definition(ResourceDefinitionInput input);
 
+// Encoded as cosi.resource.meta.ResourceDefinitionSpec (runtime/proto/meta_codec.cc).
+template <>
+struct SpecTraits<ResourceDefinitionSpec> {
+  static bool equal(const ResourceDefinitionSpec& a, const ResourceDefinitionSpec& b) { return a == b; }
+  static std::string encode(const ResourceDefinitionSpec& spec);
+  static Result<ResourceDefinitionSpec> decode(std::string_view bytes);
+  static std::string yaml(const ResourceDefinitionSpec& spec);
+};
+
 using ResourceDefinition = TypedResource<ResourceDefinitionSpec>;
 
 // The resource meta/<lowercase type>, owned by "meta".
