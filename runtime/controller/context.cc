@@ -62,6 +62,12 @@ Status ControllerContext::remove_finalizer(const Pointer& pointer) {
   return cosi::remove_finalizer(state_, pointer, rules_->controller().view());
 }
 
+Status ControllerContext::keep(const Pointer& pointer) {
+  if (auto s = rules_->check_write(pointer); !s.ok()) return s;
+  touched_.insert(pointer);
+  return {};
+}
+
 Status ControllerContext::update_inputs(std::vector<Input> inputs) {
   if (!update_inputs_) {
     return Error(ErrorKind::kUnimplemented, "controller \"" + name() + "\": inputs cannot change here");

@@ -62,6 +62,7 @@ class ControllerContext : public ControllerReader {
 
   ControllerContext(State& state, std::shared_ptr<const AccessRules> rules, const Clock& clock,
                     Logger logger, InputsUpdater update_inputs = {});
+  virtual ~ControllerContext() = default;
 
   Result<ResourcePtr> create(ResourcePtr resource);
   // Updates a resource this controller owns; the stored phase must be `expected` (running by
@@ -79,10 +80,14 @@ class ControllerContext : public ControllerReader {
   }
   Status destroy(const Pointer& pointer);
   // Moves an owned resource to tearingDown; true when no finalizers are left.
-  Result<bool> teardown(const Pointer& pointer);
-  // Finalizers named after this controller, on resources of a Strong input.
-  Status add_finalizer(const Pointer& pointer);
-  Status remove_finalizer(const Pointer& pointer);
+  virtual Result<bool> teardown(const Pointer& pointer);
+  // Finalizers named after this controller, on resources of a Strong input. (Virtual: a plugin
+  // forwards these to its host, which edits finalizers on resources the plugin does not own.)
+  virtual Status add_finalizer(const Pointer& pointer);
+  virtual Status remove_finalizer(const Pointer& pointer);
+
+  // Marks an output as wanted this pass without writing it, so the clean-up keeps it.
+  Status keep(const Pointer& pointer);
 
   // Replaces the controller's inputs from the next event on.
   Status update_inputs(std::vector<Input> inputs);
