@@ -43,6 +43,10 @@ enum class InputKind {
 };
 
 struct Input {
+  Input() = default;
+  Input(Atom ns, Atom type, std::optional<std::string> id = std::nullopt, InputKind kind = InputKind::kWeak)
+      : ns(ns), type(type), id(std::move(id)), kind(kind) {}
+
   Atom ns;
   Atom type;
   std::optional<std::string> id;  // one resource; nullopt: the whole kind
@@ -59,6 +63,9 @@ enum class OutputKind {
 };
 
 struct Output {
+  Output() = default;
+  Output(Atom type, OutputKind kind = OutputKind::kExclusive) : type(type), kind(kind) {}  // NOLINT
+
   Atom type;
   OutputKind kind = OutputKind::kExclusive;
   friend bool operator==(const Output&, const Output&) = default;

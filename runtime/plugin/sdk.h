@@ -31,6 +31,8 @@
 namespace cosi::plugin {
 
 struct Definition {
+  explicit Definition(std::string name) : name(std::move(name)) {}
+
   std::string name;
   std::vector<std::unique_ptr<Controller>> controllers;
   std::vector<std::unique_ptr<KeyedController>> keyed;
