@@ -93,13 +93,15 @@ LogSink stderr_sink(LogLevel min) {
 
 Logger Logger::with_fields(LogFields fields) const {
   Logger copy = *this;
-  copy.fields_.insert(copy.fields_.end(), fields.begin(), fields.end());
+  auto merged = std::make_shared<LogFields>(fields_ ? *fields_ : LogFields{});
+  merged->insert(merged->end(), std::make_move_iterator(fields.begin()), std::make_move_iterator(fields.end()));
+  copy.fields_ = std::move(merged);
   return copy;
 }
 
 void Logger::log(LogLevel level, std::string_view message, LogFields fields) const {
   if (!sink_) return;
-  LogRecord record{level, std::string(message), fields_};
+  LogRecord record{level, std::string(message), fields_ ? *fields_ : LogFields{}};
   record.fields.insert(record.fields.end(), std::make_move_iterator(fields.begin()),
                        std::make_move_iterator(fields.end()));
   (*sink_)(record);

@@ -54,7 +54,7 @@ class Logger {
 
  private:
   std::shared_ptr<const LogSink> sink_;
-  LogFields fields_;
+  std::shared_ptr<const LogFields> fields_;  // shared: copying a logger allocates nothing
 };
 
 }  // namespace cosi

@@ -13,13 +13,17 @@ Result<std::vector<ResourcePtr>> ControllerReader::list(const Kind& kind, const 
 }
 
 ControllerContext::ControllerContext(State& state, std::shared_ptr<const AccessRules> rules,
-                                     const Clock& clock, Logger logger, InputsUpdater update_inputs)
+                                     const Clock& clock, Logger logger, InputsUpdater update_inputs,
+                                     bool track_writes)
     : ControllerReader(state, std::move(rules)),
       clock_(clock),
       logger_(std::move(logger)),
-      update_inputs_(std::move(update_inputs)) {}
+      update_inputs_(std::move(update_inputs)),
+      track_writes_(track_writes) {}
 
-void ControllerContext::touch(const ResourcePtr& r) { touched_.insert(r->metadata().pointer()); }
+void ControllerContext::touch(const ResourcePtr& r) {
+  if (track_writes_) touched_.insert(r->metadata().pointer());
+}
 
 Result<ResourcePtr> ControllerContext::create(ResourcePtr resource) {
   if (auto s = rules_->check_write(resource->metadata().pointer()); !s.ok()) return s.error();
@@ -64,7 +68,7 @@ Status ControllerContext::remove_finalizer(const Pointer& pointer) {
 
 Status ControllerContext::keep(const Pointer& pointer) {
   if (auto s = rules_->check_write(pointer); !s.ok()) return s;
-  touched_.insert(pointer);
+  if (track_writes_) touched_.insert(pointer);
   return {};
 }
 

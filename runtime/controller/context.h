@@ -60,8 +60,10 @@ class ControllerContext : public ControllerReader {
   // Called by update_inputs(); the runtime re-routes events and checks the new list.
   using InputsUpdater = std::function<Status(std::vector<Input>)>;
 
+  // `track_writes`: remember the outputs written in the pass (whole-set controllers, whose
+  // untouched outputs the runtime cleans up).
   ControllerContext(State& state, std::shared_ptr<const AccessRules> rules, const Clock& clock,
-                    Logger logger, InputsUpdater update_inputs = {});
+                    Logger logger, InputsUpdater update_inputs = {}, bool track_writes = true);
   virtual ~ControllerContext() = default;
 
   Result<ResourcePtr> create(ResourcePtr resource);
@@ -104,6 +106,7 @@ class ControllerContext : public ControllerReader {
   const Clock& clock_;
   Logger logger_;
   InputsUpdater update_inputs_;
+  bool track_writes_;
   std::set<Pointer> touched_;
 };
 

@@ -38,6 +38,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     std::unique_ptr<Controller> whole;
     std::unique_ptr<KeyedController> keyed;
     std::shared_ptr<const AccessRules> rules;
+    std::unique_ptr<ControllerMetrics> metrics;
     std::vector<Input> primary;  // keyed
     std::vector<Input> mapped;   // keyed
     Logger log;
@@ -104,6 +105,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     }
     if (auto s = graph.add(core->name.str(), inputs, outputs); !s.ok()) return s;
     core->log = options.logger.with_fields({{"controller", core->name.str()}});
+    core->metrics = std::make_unique<ControllerMetrics>(m, core->name.str());
     core->rules = std::make_shared<const AccessRules>(core->name, inputs, outputs);
     cores.push_back(std::move(core));
     return {};
@@ -187,14 +189,14 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
 
   void wake(Core& core) {
     if (stopping) return;
-    m.queue_adds.at({core.name.str()}).inc();
+    core.metrics->adds.inc();
     if (core.running) {
       core.dirty = true;
       return;
     }
     if (core.scheduled) return;
     core.scheduled = true;
-    m.queue_depth.at({core.name.str()}).set(1);
+    core.metrics->depth.set(1);
     executor.post([self = shared_from_this(), c = &core] { self->run_pass(*c); });
   }
 
@@ -232,8 +234,8 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
       core.dirty = false;
       ++in_flight;
       rules = core.rules;
-      m.queue_depth.at({core.name.str()}).set(0);
-      m.active_workers.at({core.name.str()}).set(1);
+      core.metrics->depth.set(0);
+      core.metrics->active.set(1);
     }
     const SteadyTime start = clock.now();
     ControllerContext ctx(state, rules, clock, core.log,
@@ -242,11 +244,13 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     if (outcome.result.ok()) {
       if (auto s = clean_up(core, ctx.touched()); !s.ok()) outcome.result = ReconcileResult::retry(s.error());
     }
-    record(core, outcome, clock.now() - start);
+    Tally tally;
+    record(core, outcome, clock.now() - start, tally);
+    tally.flush(*core.metrics);
 
     std::lock_guard lock(mu);
     core.running = false;
-    m.active_workers.at({core.name.str()}).set(0);
+    core.metrics->active.set(0);
     follow_up(core, outcome);
     if (core.dirty) {
       core.dirty = false;
@@ -267,7 +271,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
         break;
       case ReconcileResult::Kind::kRetry:
         ++core.failures;
-        m.queue_retries.at({core.name.str()}).inc();
+        core.metrics->retries.inc();
         if (!stopping) wake_after(core, backoff.delay(core.failures));
         break;
       case ReconcileResult::Kind::kTerminal:
@@ -323,28 +327,47 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     return {};
   }
 
-  void record(Core& core, const Outcome& outcome, Duration took) {
-    const std::string& name = core.name.str();
-    if (options.on_reconcile) options.on_reconcile(name, outcome.result.kind());
-    m.reconcile_time.at({name}).observe(seconds(took));
+  // Metrics of reconciles, counted locally and added to the shared series once: several
+  // workers of one controller would otherwise fight over the same cache lines per key.
+  struct Tally {
+    double success = 0, requeue_after = 0, error = 0, panics = 0;
+    std::vector<double> times;
+
+    void flush(ControllerMetrics& cm) {
+      if (success > 0) cm.success.inc(success);
+      if (requeue_after > 0) cm.requeue_after.inc(requeue_after);
+      if (error > 0) {
+        cm.error.inc(error);
+        cm.errors.inc(error);
+      }
+      if (panics > 0) cm.panics.inc(panics);
+      cm.time.observe_many(times.data(), times.size());
+    }
+  };
+
+  // Counts one reconcile, tells the on_reconcile hook and logs a failure.
+  void record(Core& core, const Outcome& outcome, Duration took, Tally& tally, const Pointer* key = nullptr) {
+    if (options.on_reconcile) options.on_reconcile(core.name.str(), outcome.result.kind());
+    tally.times.push_back(seconds(took));
     switch (outcome.result.kind()) {
       case ReconcileResult::Kind::kDone:
-        m.reconcile_total.at({name, "success"}).inc();
+        ++tally.success;
         break;
       case ReconcileResult::Kind::kRequeueAfter:
-        m.reconcile_total.at({name, "requeue_after"}).inc();
+        ++tally.requeue_after;
         break;
       case ReconcileResult::Kind::kRetry:
       case ReconcileResult::Kind::kTerminal:
-        m.reconcile_total.at({name, "error"}).inc();
-        m.reconcile_errors.at({name}).inc();
+        ++tally.error;
         if (outcome.crashed) {
-          m.reconcile_panics.at({name}).inc();
+          ++tally.panics;
         } else {
+          LogFields fields{{"error", outcome.result.error().to_string()}};
+          if (key != nullptr) fields.emplace_back("key", key->to_string());
           core.log.warn(outcome.result.kind() == ReconcileResult::Kind::kTerminal
                             ? "reconcile failed; not retrying"
                             : "reconcile failed; retrying",
-                        {{"error", outcome.result.error().to_string()}});
+                        std::move(fields));
         }
         break;
     }
@@ -371,8 +394,8 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
 
   void enqueue(Core& core, const Pointer& key) {
     if (stopping) return;
-    if (core.queue.add(key, clock.now())) m.queue_adds.at({core.name.str()}).inc();
-    m.queue_depth.at({core.name.str()}).set(static_cast<double>(core.queue.depth()));
+    if (core.queue.add(key, clock.now())) core.metrics->adds.inc();
+    core.metrics->depth.set(static_cast<double>(core.queue.depth()));
     start_workers(core);
   }
 
@@ -397,11 +420,11 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
         keys = c->keyed->map(reader, changed);
       } catch (const std::exception& e) {
         c->log.error("map crashed", {{"error", e.what()}, {"input", changed.to_string()}});
-        self->m.reconcile_panics.at({c->name.str()}).inc();
+        c->metrics->panics.inc();
         return;
       } catch (...) {
         c->log.error("map crashed", {{"error", "unknown exception"}, {"input", changed.to_string()}});
-        self->m.reconcile_panics.at({c->name.str()}).inc();
+        c->metrics->panics.inc();
         return;
       }
       std::lock_guard lock(self->mu);
@@ -409,38 +432,69 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     });
   }
 
+  // A worker takes up to kTake keys per visit to the lock, reconciles them, and reports them
+  // done together; it goes on while keys are ready, re-posting itself after kBatch keys so
+  // other controllers on the pool get their turn.
   void work(Core& core) {
-    std::optional<Pointer> key;
-    std::shared_ptr<const AccessRules> rules;
-    {
-      std::lock_guard lock(mu);
-      Duration waited{};
-      if (!stopping) key = core.queue.take(clock.now(), &waited);
-      if (!key) {
-        --core.active;
+    constexpr std::size_t kTake = 16;
+    constexpr int kBatch = 256;
+    struct Item {
+      Pointer key;
+      Outcome outcome;
+      SteadyTime end;
+    };
+    std::vector<Item> items;
+    std::unique_lock lock(mu);
+    for (int handled = 0;;) {
+      items.clear();
+      while (!stopping && handled < kBatch && items.size() < kTake) {
+        Duration waited{};
+        auto key = core.queue.take(clock.now(), &waited);
+        if (!key) break;
+        core.metrics->queue_duration.observe(seconds(waited));
+        items.push_back({std::move(*key), {ReconcileResult::done(), false}, {}});
+        ++handled;
+      }
+      if (items.empty()) {
+        if (!stopping && core.queue.ready()) {
+          executor.post([self = shared_from_this(), c = &core] { self->work(*c); });
+        } else {
+          --core.active;
+        }
+        settled.notify_all();
         return;
       }
       ++in_flight;
-      rules = core.rules;
-      m.queue_duration.at({core.name.str()}).observe(seconds(waited));
-      m.queue_depth.at({core.name.str()}).set(static_cast<double>(core.queue.depth()));
-      m.active_workers.at({core.name.str()}).add(1);
-    }
-    const SteadyTime start = clock.now();
-    ControllerContext ctx(state, rules, clock, core.log.with_fields({{"key", key->to_string()}}));
-    Outcome outcome = invoke(core, [&] { return core.keyed->reconcile(ctx, *key); });
-    record(core, outcome, clock.now() - start);
+      ControllerMetrics& cm = *core.metrics;
+      cm.depth.set(static_cast<double>(core.queue.depth()));
+      cm.active.add(1);
+      std::shared_ptr<const AccessRules> rules = core.rules;
+      lock.unlock();
 
-    std::lock_guard lock(mu);
-    Duration worked{};
-    core.queue.done(*key, clock.now(), &worked);
-    m.work_duration.at({core.name.str()}).observe(seconds(worked));
-    m.active_workers.at({core.name.str()}).add(-1);
-    follow_up_key(core, *key, outcome);
-    --core.active;
-    --in_flight;
-    start_workers(core);
-    settled.notify_all();
+      Tally tally;
+      SteadyTime start = clock.now();
+      // One context serves the batch: it only forwards, and copying its rules and logger per
+      // key would make the workers of one controller fight over their reference counts.
+      ControllerContext ctx(state, std::move(rules), clock, core.log, {}, /*track_writes=*/false);
+      for (Item& item : items) {
+        item.outcome = invoke(core, [&] { return core.keyed->reconcile(ctx, item.key); });
+        item.end = clock.now();
+        record(core, item.outcome, item.end - start, tally, &item.key);
+        start = item.end;
+      }
+      tally.flush(cm);
+
+      lock.lock();
+      for (Item& item : items) {
+        Duration worked{};
+        core.queue.done(item.key, item.end, &worked);
+        cm.work_duration.observe(seconds(worked));
+        follow_up_key(core, item.key, item.outcome);
+      }
+      cm.active.add(-1);
+      --in_flight;
+      start_workers(core);
+    }
   }
 
   void follow_up_key(Core& core, const Pointer& key, const Outcome& outcome) {
@@ -455,7 +509,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
         break;
       case ReconcileResult::Kind::kRetry: {
         int failures = ++core.key_failures[key];
-        m.queue_retries.at({core.name.str()}).inc();
+        core.metrics->retries.inc();
         enqueue_after(core, key, backoff.delay(failures));
         break;
       }

@@ -32,4 +32,18 @@ RuntimeMetrics::RuntimeMetrics(Registry& r)
                                 "How long in seconds processing an item from workqueue takes",
                                 {"name"}, Registry::workqueue_buckets())) {}
 
+ControllerMetrics::ControllerMetrics(RuntimeMetrics& m, const std::string& c)
+    : success(m.reconcile_total.at({c, "success"})),
+      requeue_after(m.reconcile_total.at({c, "requeue_after"})),
+      error(m.reconcile_total.at({c, "error"})),
+      errors(m.reconcile_errors.at({c})),
+      panics(m.reconcile_panics.at({c})),
+      time(m.reconcile_time.at({c})),
+      active(m.active_workers.at({c})),
+      depth(m.queue_depth.at({c})),
+      adds(m.queue_adds.at({c})),
+      retries(m.queue_retries.at({c})),
+      queue_duration(m.queue_duration.at({c})),
+      work_duration(m.work_duration.at({c})) {}
+
 }  // namespace cosi

@@ -21,4 +21,23 @@ struct RuntimeMetrics {
   metrics::Family<metrics::Histogram>& work_duration;   // {name}
 };
 
+// One controller's series, looked up once so a reconcile touches no map and makes no label
+// vectors.
+struct ControllerMetrics {
+  ControllerMetrics(RuntimeMetrics& m, const std::string& controller);
+
+  metrics::Counter& success;        // reconcile_total{result="success"}
+  metrics::Counter& requeue_after;  // reconcile_total{result="requeue_after"}
+  metrics::Counter& error;          // reconcile_total{result="error"}
+  metrics::Counter& errors;
+  metrics::Counter& panics;
+  metrics::Histogram& time;
+  metrics::Gauge& active;
+  metrics::Gauge& depth;
+  metrics::Counter& adds;
+  metrics::Counter& retries;
+  metrics::Histogram& queue_duration;
+  metrics::Histogram& work_duration;
+};
+
 }  // namespace cosi

@@ -3,33 +3,38 @@
 namespace cosi {
 
 bool WorkQueue::add(const Pointer& key, SteadyTime now) {
-  if (dirty_.contains(key)) return false;
-  dirty_.emplace(key, now);
-  if (!processing_.contains(key)) queue_.push_back(key);
+  auto [it, inserted] = entries_.try_emplace(key);
+  Entry& e = it->second;
+  if (e.waiting) return false;
+  e.waiting = true;
+  e.since = now;
+  if (!e.processing) queue_.push_back(&it->first);
   return true;
 }
 
 std::optional<Pointer> WorkQueue::take(SteadyTime now, Duration* waited) {
   if (queue_.empty()) return std::nullopt;
-  Pointer key = std::move(queue_.front());
+  const Pointer* key = queue_.front();
   queue_.pop_front();
-  auto it = dirty_.find(key);
-  if (waited != nullptr && it != dirty_.end()) *waited = now - it->second;
-  if (it != dirty_.end()) dirty_.erase(it);
-  processing_[key] = now;
-  return key;
+  Entry& e = entries_.find(*key)->second;
+  if (waited != nullptr) *waited = now - e.since;
+  e.waiting = false;
+  e.processing = true;
+  e.started = now;
+  return *key;
 }
 
 bool WorkQueue::done(const Pointer& key, SteadyTime now, Duration* worked) {
-  auto it = processing_.find(key);
-  if (it != processing_.end()) {
-    if (worked != nullptr) *worked = now - it->second;
-    processing_.erase(it);
-  }
-  if (dirty_.contains(key)) {
-    queue_.push_back(key);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return false;
+  Entry& e = it->second;
+  if (worked != nullptr && e.processing) *worked = now - e.started;
+  e.processing = false;
+  if (e.waiting) {
+    queue_.push_back(&it->first);
     return true;
   }
+  entries_.erase(it);
   return false;
 }
 

@@ -8,13 +8,12 @@
 //   if (auto key = queue.take(now)) { reconcile(*key); queue.done(*key); }
 //
 // It reports how long keys waited (queue duration) and were worked on (work duration).
-// Not thread-safe: the runtime guards it.
+// Each key is hashed once per operation. Not thread-safe: the runtime guards it.
 #pragma once
 
 #include <deque>
-#include <map>
 #include <optional>
-#include <set>
+#include <unordered_map>
 
 #include "runtime/exec/clock.h"
 #include "runtime/resource/pointer.h"
@@ -32,12 +31,19 @@ class WorkQueue {
 
   std::size_t depth() const { return queue_.size(); }
   bool ready() const { return !queue_.empty(); }
-  bool idle() const { return queue_.empty() && processing_.empty(); }
+  bool idle() const { return entries_.empty(); }
 
  private:
-  std::deque<Pointer> queue_;
-  std::map<Pointer, SteadyTime> dirty_;       // waiting (queued or to be re-queued), since when
-  std::map<Pointer, SteadyTime> processing_;  // being reconciled, since when
+  struct Entry {
+    bool waiting = false;     // added and not yet taken (queued, or re-added while processing)
+    bool processing = false;  // handed out, done() not yet called
+    SteadyTime since{};       // when it started waiting
+    SteadyTime started{};     // when it was handed out
+  };
+  using Entries = std::unordered_map<Pointer, Entry>;
+
+  Entries entries_;
+  std::deque<const Pointer*> queue_;  // keys of entries_ (node keys never move)
 };
 
 }  // namespace cosi

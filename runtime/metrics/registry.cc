@@ -68,32 +68,37 @@ void Counter::inc(double v) { atomic_add(value_, v); }
 void Gauge::add(double v) { atomic_add(value_, v); }
 
 Histogram::Histogram(const std::vector<double>* bounds)
-    : bounds_(bounds), buckets_(bounds->size() + 1, 0) {}
+    : bounds_(bounds), buckets_(new std::atomic<std::uint64_t>[bounds->size() + 1]) {
+  for (std::size_t i = 0; i <= bounds->size(); ++i) buckets_[i].store(0, std::memory_order_relaxed);
+}
 
 void Histogram::observe(double v) {
   std::size_t i = 0;
   while (i < bounds_->size() && v > (*bounds_)[i]) ++i;
-  std::lock_guard lock(mu_);
-  ++buckets_[i];
-  sum_ += v;
-  ++count_;
+  buckets_[i].fetch_add(1, std::memory_order_relaxed);
+  atomic_add(sum_, v);
 }
 
-std::uint64_t Histogram::count() const {
-  std::lock_guard lock(mu_);
-  return count_;
-}
-
-double Histogram::sum() const {
-  std::lock_guard lock(mu_);
-  return sum_;
+void Histogram::observe_many(const double* values, std::size_t n) {
+  if (n == 0) return;
+  std::vector<std::uint64_t> local(bounds_->size() + 1, 0);
+  double sum = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t i = 0;
+    while (i < bounds_->size() && values[k] > (*bounds_)[i]) ++i;
+    ++local[i];
+    sum += values[k];
+  }
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (local[i] != 0) buckets_[i].fetch_add(local[i], std::memory_order_relaxed);
+  }
+  atomic_add(sum_, sum);
 }
 
 std::vector<std::uint64_t> Histogram::cumulative() const {
-  std::lock_guard lock(mu_);
-  std::vector<std::uint64_t> out(buckets_.size());
+  std::vector<std::uint64_t> out(bounds_->size() + 1);
   std::uint64_t running = 0;
-  for (std::size_t i = 0; i < buckets_.size(); ++i) out[i] = running += buckets_[i];
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = running += buckets_[i].load(std::memory_order_relaxed);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "runtime/resource/tombstone.h"
+#include "runtime/state/sort_by_id.h"
 
 namespace cosi {
 namespace {
@@ -31,7 +32,7 @@ Collection::Collection(Kind kind, std::uint64_t stream, CollectionLimits limits)
 }
 
 Result<ResourcePtr> Collection::get(std::string_view id) const {
-  std::shared_lock lock(mu_);
+  std::lock_guard lock(mu_);
   auto it = items_.find(id);
   if (it == items_.end()) [[unlikely]] return missing(id);
   return it->resource;
@@ -40,15 +41,13 @@ Result<ResourcePtr> Collection::get(std::string_view id) const {
 std::vector<ResourcePtr> Collection::list(const Selection& selection) const {
   std::vector<ResourcePtr> out;
   {
-    std::shared_lock lock(mu_);
+    std::lock_guard lock(mu_);
     out.reserve(items_.size());
     for (const auto& slot : items_) {
       if (selection.matches(*slot.resource)) out.push_back(slot.resource);
     }
   }
-  std::sort(out.begin(), out.end(), [](const ResourcePtr& a, const ResourcePtr& b) {
-    return a->metadata().id() < b->metadata().id();
-  });
+  sort_by_id(out);
   return out;
 }
 
@@ -62,7 +61,7 @@ Result<ResourcePtr> Collection::create(MutableResourcePtr resource, Atom owner, 
 
   Watchers wake;
   {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     if (items_.contains(std::string_view(stored->metadata().id()))) {
       return Error(ErrorKind::kAlreadyExists,
                    "resource " + stored->metadata().describe() + " already exists");
@@ -80,7 +79,7 @@ Result<ResourcePtr> Collection::update(MutableResourcePtr resource, const Update
   Watchers wake;
   ResourcePtr stored;
   {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     auto it = items_.find(std::string_view(md.id()));
     if (it == items_.end()) return missing(md.id());
     const ResourcePtr& current = it->resource;
@@ -118,7 +117,7 @@ Result<ResourcePtr> Collection::update(MutableResourcePtr resource, const Update
 Status Collection::destroy(const std::string& id, Atom owner) {
   Watchers wake;
   {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     auto it = items_.find(std::string_view(id));
     if (it == items_.end()) return missing(id);
     const Metadata& cur = it->resource->metadata();
@@ -180,7 +179,7 @@ Result<std::shared_ptr<WatchCore>> Collection::watch(const std::string& id,
   }
   Selection selection = Selection::of_id(id);
 
-  std::unique_lock lock(mu_);
+  std::lock_guard lock(mu_);
   std::vector<Event> first;
   if (options.start_from_bookmark) {
     if (auto s = check_bookmark(*options.start_from_bookmark); !s.ok()) return s.error();
@@ -221,7 +220,7 @@ Result<std::shared_ptr<WatchCore>> Collection::watch_kind(Selection selection,
     return invalid("bootstrap_contents, tail_events and start_from_bookmark exclude each other");
   }
 
-  std::unique_lock lock(mu_);
+  std::lock_guard lock(mu_);
   std::vector<Event> first;
   if (options.start_from_bookmark) {
     if (auto s = check_bookmark(*options.start_from_bookmark); !s.ok()) return s.error();
@@ -237,9 +236,7 @@ Result<std::shared_ptr<WatchCore>> Collection::watch_kind(Selection selection,
     for (const auto& slot : items_) {
       if (selection.matches(*slot.resource)) contents.push_back(slot.resource);
     }
-    std::sort(contents.begin(), contents.end(), [](const ResourcePtr& a, const ResourcePtr& b) {
-      return a->metadata().id() < b->metadata().id();
-    });
+    sort_by_id(contents);
     first.reserve(contents.size() + 1);
     for (auto& r : contents) {
       first.push_back(Event{EventType::kCreated, std::move(r), nullptr, std::nullopt, nullptr});
@@ -254,7 +251,7 @@ Result<std::shared_ptr<WatchCore>> Collection::watch_kind(Selection selection,
 }
 
 void Collection::unwatch(const WatchCore* core) {
-  std::unique_lock lock(mu_);
+  std::lock_guard lock(mu_);
   auto it = std::find_if(watchers_.begin(), watchers_.end(),
                          [&](const auto& w) { return w.get() == core; });
   if (it == watchers_.end()) return;
@@ -264,7 +261,7 @@ void Collection::unwatch(const WatchCore* core) {
 }
 
 CollectionStats Collection::stats() const {
-  std::shared_lock lock(mu_);
+  std::lock_guard lock(mu_);
   CollectionStats stats{items_.size(), watchers_.size(), retired_coalesced_};
   for (const auto& core : watchers_) stats.coalesced_events += core->coalesced_events();
   return stats;

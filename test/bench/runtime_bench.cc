@@ -1,0 +1,203 @@
+// Runtime benchmarks (`meson test --benchmark`, release build). Usage: runtime-bench <name>
+// with name one of reconcile_c1, reconcile_c2, chain_p99.
+//
+// reconcile_cN: 100k keys through a per-key controller at concurrency N on a 2-thread pool;
+// each reconcile reads its input and writes its output through the store. The baseline runs
+// the same body as direct store calls in a loop, no runtime in between.
+//
+// chain_p99: three per-key controllers in a chain (In → A → B → Out) on the thread pool; one
+// input write at a time, the time until the final output shows it, over 10k changes. The
+// floor is the same three writes made directly.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/controller/context.h"
+#include "runtime/controller/runtime.h"
+#include "runtime/exec/thread_pool.h"
+#include "runtime/state/memory_state.h"
+#include "runtime/state/state_ops.h"
+#include "test/bench/bench_report.h"
+
+namespace cosi::bench {
+namespace {
+
+struct Value {
+  long long v = 0;
+  friend bool operator==(const Value&, const Value&) = default;
+};
+
+const Atom kOwner = "bench";
+Kind kind(const char* type) { return Kind{"bench", type}; }
+
+std::string id_of(int i) { return "k" + std::to_string(i); }
+
+// The body both sides run: read the input, write the output with the same value.
+Status copy_value(State& state, const Pointer& in, const Kind& out, Atom owner) {
+  auto input = state.get(in);
+  if (!input.ok()) return input.error();
+  long long v = resource_cast<Value>(*input)->spec().v;
+  auto written = modify(state, make_resource(Metadata(out.ns, out.type, in.id), Value{}),
+                        [v](Resource& r) {
+                          typed<Value>(r).v = v;
+                          return Status();
+                        },
+                        {owner});
+  if (!written.ok()) return written.error();
+  return {};
+}
+
+class Copier final : public KeyedController {
+ public:
+  Copier(std::string name, Kind from, Kind to, int concurrency)
+      : name_(std::move(name)), from_(from), to_(to), concurrency_(concurrency) {}
+  std::string name() const override { return name_; }
+  std::vector<Input> primary_inputs() const override { return {{from_.ns, from_.type}}; }
+  std::vector<Output> outputs() const override { return {{to_.type}}; }
+  int concurrency() const override { return concurrency_; }
+  ReconcileResult reconcile(ControllerContext& ctx, const Pointer& key) override {
+    auto input = ctx.get(key);
+    if (!input.ok()) return ReconcileResult::done();
+    long long v = resource_cast<Value>(*input)->spec().v;
+    auto w = ctx.modify<Value>(Metadata(to_.ns, to_.type, key.id), [v](Value& out) { out.v = v; });
+    if (!w.ok()) return ReconcileResult::retry(w.error());
+    return ReconcileResult::done();
+  }
+
+ private:
+  std::string name_;
+  Kind from_, to_;
+  int concurrency_;
+};
+
+void fill(State& state, const Kind& k, int n) {
+  for (int i = 0; i < n; ++i) (void)state.create(make_resource(Metadata(k.ns, k.type, id_of(i)), Value{i}), {kOwner});
+}
+
+int bench_reconcile(int concurrency, int kKeys = 100000) {
+  const Kind in = kind("Ins.bench.cosi.dev"), out = kind("Outs.bench.cosi.dev");
+
+  double ours = 1e300, baseline = 1e300, started = 1e300;
+  for (int round = 0; round < 3; ++round) {
+    {
+      MemoryState state;
+      fill(state, in, kKeys);
+      ThreadPool pool(2);
+      std::mutex mu;
+      std::condition_variable cv;
+      std::atomic<int> done{0};
+      RuntimeOptions options;
+      options.on_reconcile = [&](const std::string&, ReconcileResult::Kind) {
+        if (++done == kKeys) {
+          std::lock_guard lock(mu);
+          cv.notify_all();
+        }
+      };
+      Runtime runtime(state, pool, pool, options);
+      (void)runtime.add(std::make_unique<Copier>("Copier", in, out, concurrency));
+      auto start = std::chrono::steady_clock::now();
+      (void)runtime.start();
+      started = std::min(started, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return done.load() >= kKeys; });
+      }
+      ours = std::min(ours, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (state.list(out)->size() != static_cast<std::size_t>(kKeys)) return std::printf("outputs missing\n"), 1;
+      (void)runtime.stop(std::chrono::seconds(10));
+      pool.stop();
+    }
+    {
+      MemoryState state;
+      fill(state, in, kKeys);
+      baseline = std::min(baseline, seconds([&] {
+                            for (int i = 0; i < kKeys; ++i) (void)copy_value(state, in.at(id_of(i)), out, kOwner);
+                          }));
+    }
+  }
+  std::printf("%d keys at concurrency %d: runtime %.1f ms (of which start, queueing every key: %.1f ms), "
+              "direct calls %.1f ms\n",
+              kKeys, concurrency, ours * 1e3, started * 1e3, baseline * 1e3);
+  return report("runtime.reconcile_c" + std::to_string(concurrency), ours * 1e3, baseline * 1e3,
+                Target::ratio(3));
+}
+
+int bench_chain() {
+  constexpr int kChanges = 10000;
+  const Kind in = kind("Ins.bench.cosi.dev"), a = kind("As.bench.cosi.dev"), b = kind("Bs.bench.cosi.dev"),
+             out = kind("Outs.bench.cosi.dev");
+  MemoryState state;
+  ThreadPool pool(2);
+  Runtime runtime(state, pool, pool);
+  (void)runtime.add(std::make_unique<Copier>("InToA", in, a, 1));
+  (void)runtime.add(std::make_unique<Copier>("AToB", a, b, 1));
+  (void)runtime.add(std::make_unique<Copier>("BToOut", b, out, 1));
+  (void)runtime.start();
+  auto watch = *state.watch(out.at("x"));
+
+  std::vector<double> latencies;
+  latencies.reserve(kChanges);
+  std::vector<Event> events;
+  for (int i = 1; i <= kChanges; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    auto w = modify(state, make_resource(Metadata(in.ns, in.type, "x"), Value{}),
+                    [i](Resource& r) {
+                      typed<Value>(r).v = i;
+                      return Status();
+                    },
+                    {kOwner});
+    if (!w.ok()) return std::printf("write failed\n"), 1;
+    bool seen = false;
+    auto deadline = start + std::chrono::seconds(10);
+    while (!seen && watch->wait(deadline)) {
+      events.clear();
+      watch->poll(events);
+      for (const auto& e : events) {
+        if (e.type != EventType::kDestroyed && resource_cast<Value>(e.resource) &&
+            resource_cast<Value>(e.resource)->spec().v == i) {
+          seen = true;
+        }
+      }
+    }
+    if (!seen) return std::printf("change %d never reached the end of the chain\n", i), 1;
+    latencies.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  (void)runtime.stop(std::chrono::seconds(10));
+  pool.stop();
+
+  // The floor: the same three copies as direct calls.
+  MemoryState direct;
+  (void)direct.create(make_resource(Metadata(in.ns, in.type, "x"), Value{1}), {kOwner});
+  double floor = seconds([&] {
+                   for (int i = 0; i < kChanges; ++i) {
+                     (void)copy_value(direct, in.at("x"), a, kOwner);
+                     (void)copy_value(direct, a.at("x"), b, kOwner);
+                     (void)copy_value(direct, b.at("x"), out, kOwner);
+                   }
+                 }) / kChanges;
+
+  std::sort(latencies.begin(), latencies.end());
+  double p50 = latencies[latencies.size() / 2];
+  double p99 = latencies[latencies.size() * 99 / 100];
+  std::printf("chain of 3 over %d changes: p50 %.1f us, p99 %.1f us; direct-call floor %.2f us\n", kChanges,
+              p50 * 1e6, p99 * 1e6, floor * 1e6);
+  return report("runtime.chain_p99", p99 * 1e3, floor * 1e3, Target::ours(1.0));
+}
+
+}  // namespace
+}  // namespace cosi::bench
+
+int main(int argc, char** argv) {
+  using namespace cosi::bench;
+  std::string name = argc > 1 ? argv[1] : "";
+  if (name == "reconcile_c1") return bench_reconcile(1, argc > 2 ? std::atoi(argv[2]) : 100000);
+  if (name == "reconcile_c2") return bench_reconcile(2);
+  if (name == "chain_p99") return bench_chain();
+  std::fprintf(stderr, "usage: runtime-bench reconcile_c1|reconcile_c2|chain_p99\n");
+  return 2;
+}
