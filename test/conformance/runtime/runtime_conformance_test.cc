@@ -129,6 +129,28 @@ TEST_CASE("a per-key controller reconciles each key, never one key twice at once
   CHECK(env->settle([&] { return !env->exists(kKeyedStrings.at("k3")); }));
 }
 
+TEST_CASE("a per-key controller maps changes of another input to its keys", "[runtime]") {
+  EACH_WORLD();
+  REQUIRE(env->runtime().add(std::make_unique<GroupTotal>()).ok());
+  auto grouped = [](const std::string& id, int v, const std::string& group) {
+    auto r = make_int(id, v);
+    r->mutable_metadata().mutable_labels().set("group", group);
+    return r;
+  };
+  REQUIRE(env->put(make_resource(Metadata(kGroups.ns, kGroups.type, "red"), IntSpec{})).ok());
+  REQUIRE(env->put(make_resource(Metadata(kGroups.ns, kGroups.type, "blue"), IntSpec{})).ok());
+  REQUIRE(env->put(grouped("a", 1, "red")).ok());
+  REQUIRE(env->start().ok());
+  auto total_is = [&](const std::string& group, int want) {
+    auto r = env->get(kGroupTotals.at(group));
+    return r && int_value(r) == want;
+  };
+  CHECK(env->settle([&] { return total_is("red", 1) && total_is("blue", 0); }));
+  REQUIRE(env->put(grouped("b", 10, "red")).ok());   // a mapped input: red is reconciled
+  REQUIRE(env->put(grouped("c", 100, "blue")).ok());
+  CHECK(env->settle([&] { return total_is("red", 11) && total_is("blue", 100); }));
+}
+
 TEST_CASE("a controller holding finalizers on its inputs lets them go on teardown", "[runtime]") {
   EACH_WORLD();
   REQUIRE(env->runtime().add(std::make_unique<Guard>()).ok());

@@ -117,4 +117,27 @@ ReconcileResult LeaseHolder::reconcile(ControllerContext& ctx, const Pointer& ke
   return ReconcileResult::done();
 }
 
+std::vector<Pointer> GroupTotal::map(ControllerReader& reader, const Pointer& changed) {
+  auto r = reader.get(changed);
+  if (!r.ok()) return {};  // gone: its group was already told when it changed before
+  auto group = (*r)->metadata().labels().get("group");
+  if (!group) return {};
+  return {kGroups.at(std::string(*group))};
+}
+
+ReconcileResult GroupTotal::reconcile(ControllerContext& ctx, const Pointer& key) {
+  if (!ctx.get(key).ok()) {
+    auto s = ctx.destroy(kGroupTotals.at(key.id));
+    if (!s.ok() && !s.error().is(ErrorKind::kNotFound)) return ReconcileResult::retry(s.error());
+    return ReconcileResult::done();
+  }
+  auto ints = ctx.list(kInts, {.label_queries = {LabelQuery{LabelTerm::equal("group", key.id)}}});
+  if (!ints.ok()) return ReconcileResult::retry(ints.error());
+  int total = 0;
+  for (const auto& r : *ints) total += int_value(r);
+  auto w = ctx.modify<IntSpec>(at(kGroupTotals, key.id), [&](IntSpec& s) { s.value = total; });
+  if (!w.ok()) return ReconcileResult::retry(w.error());
+  return ReconcileResult::done();
+}
+
 }  // namespace cosi::testing

@@ -6,6 +6,7 @@
 //   Ints ──KeyedIntToString (per key)──▶ KeyedStrings
 //   Ints (strong) ──Guard (finalizers on its inputs)──▶ Guards
 //   Ints ──Lease (tears down outputs)──▶ Leases ◀──LeaseHolder (finalizers on Leases)
+//   Groups (primary) + Ints labelled group=G (mapped) ──GroupTotal (per key)──▶ GroupTotals
 //   Ints ──AlwaysFails, ──Throws
 #pragma once
 
@@ -33,6 +34,8 @@ inline const Kind kSums{"default", "Sums.test.cosi.dev"};
 inline const Kind kKeyedStrings{"default", "KeyedStrings.test.cosi.dev"};
 inline const Kind kGuards{"default", "Guards.test.cosi.dev"};
 inline const Kind kLeases{"default", "Leases.test.cosi.dev"};
+inline const Kind kGroups{"default", "Groups.test.cosi.dev"};
+inline const Kind kGroupTotals{"default", "GroupTotals.test.cosi.dev"};
 
 MutableResourcePtr make_int(const std::string& id, int value);
 int int_value(const ResourcePtr& r);
@@ -108,6 +111,17 @@ class LeaseHolder final : public KeyedController {
     return {{kLeases.ns, kLeases.type, std::nullopt, InputKind::kStrong}};
   }
   std::vector<Output> outputs() const override { return {}; }
+  ReconcileResult reconcile(ControllerContext& ctx, const Pointer& key) override;
+};
+
+// Per key with a mapped input: the total of the Ints labelled group=<key> for every Group.
+class GroupTotal final : public KeyedController {
+ public:
+  std::string name() const override { return "GroupTotal"; }
+  std::vector<Input> primary_inputs() const override { return {{kGroups.ns, kGroups.type}}; }
+  std::vector<Input> mapped_inputs() const override { return {{kInts.ns, kInts.type}}; }
+  std::vector<Output> outputs() const override { return {{kGroupTotals.type}}; }
+  std::vector<Pointer> map(ControllerReader& reader, const Pointer& changed) override;
   ReconcileResult reconcile(ControllerContext& ctx, const Pointer& key) override;
 };
 

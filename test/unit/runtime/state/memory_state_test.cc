@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/state/state_ops.h"
+#include "runtime/state/store_metrics.h"
 #include "test/support/test_resources.h"
 
 namespace cosi::testing {
@@ -123,6 +124,20 @@ TEST_CASE("a filtered watch coalesces what it sees", "[memory-state]") {
   CHECK(events[1].type == EventType::kCreated);
   CHECK(events[1].resource->metadata().labels().get("role") == "cp");
   CHECK(events[2].resource->metadata().id() == "b");
+}
+
+TEST_CASE("store gauges render per kind", "[memory-state]") {
+  MemoryState state;
+  metrics::Registry registry;
+  register_store_metrics(registry, state);
+  REQUIRE(state.create(test_resource("a"), {"o"}).ok());
+  REQUIRE(state.create(test_resource("b"), {"o"}).ok());
+  auto watch = *state.watch_kind(kTestKind);
+  const std::string text = registry.render();
+  CHECK_THAT(text, Catch::Contains(
+                       "cosi_store_resources{namespace=\"default\",type=\"Tests.test.cosi.dev\"} 2\n"));
+  CHECK_THAT(text, Catch::Contains("cosi_store_watchers{namespace=\"default\",type=\"Tests.test.cosi.dev\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains("# TYPE cosi_store_coalesced_events_total counter\n"));
 }
 
 }  // namespace
