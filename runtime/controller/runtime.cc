@@ -547,10 +547,15 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
       for (const auto& input : core->primary) {
         auto list = state.list(input.resource_kind());
         if (!list.ok()) return list.error();
+        core->queue.reserve(list->size());
+        const SteadyTime now = clock.now();
         for (const auto& r : *list) {
-          if (input.covers(r->metadata().pointer())) enqueue(*core, r->metadata().pointer());
+          Pointer key = r->metadata().pointer();
+          if (input.covers(key) && core->queue.add(key, now)) core->metrics->adds.inc();
         }
       }
+      core->metrics->depth.set(static_cast<double>(core->queue.depth()));
+      start_workers(*core);
     }
     return {};
   }

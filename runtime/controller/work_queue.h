@@ -29,6 +29,7 @@ class WorkQueue {
   // Ends work on the key; returns true when it was added meanwhile and is queued again.
   bool done(const Pointer& key, SteadyTime now, Duration* worked = nullptr);
 
+  void reserve(std::size_t keys) { entries_.reserve(keys); }
   std::size_t depth() const { return queue_.size(); }
   bool ready() const { return !queue_.empty(); }
   bool idle() const { return entries_.empty(); }

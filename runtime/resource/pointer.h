@@ -45,9 +45,11 @@ inline Pointer Kind::at(std::string id) const { return {ns, type, std::move(id)}
 
 }  // namespace cosi
 
+// Not noexcept on purpose: libstdc++ then caches each node's hash in unordered containers
+// keyed by Pointer, so rehashing and bucket walks do not hash ids again.
 template <>
 struct std::hash<cosi::Pointer> {
-  std::size_t operator()(const cosi::Pointer& p) const noexcept {
+  std::size_t operator()(const cosi::Pointer& p) const {
     return std::hash<cosi::Atom>{}(p.type) ^ (std::hash<std::string>{}(p.id) * 31);
   }
 };
