@@ -116,3 +116,26 @@ TEST_CASE("tombstones and specs without an encoding", "[codec]") {
 
 }  // namespace
 }  // namespace cosi
+
+#include "runtime/proto/yaml_render.h"
+
+namespace cosi {
+namespace {
+
+TEST_CASE("YAML scalars are quoted exactly when a reader would take them for something else", "[yaml]") {
+  for (const char* plain : {"cp-1", "172.20.0.2", "0a1b2c3d4e5f6071", "Talos (v1.4.8)", "a:b", "x#y", "-x"}) {
+    CHECK(yaml_scalar(plain) == plain);
+  }
+  CHECK(yaml_scalar("") == "\"\"");
+  CHECK(yaml_scalar("50") == "\"50\"");
+  CHECK(yaml_scalar("0x1F") == "\"0x1F\"");
+  CHECK(yaml_scalar("1.5e3") == "\"1.5e3\"");
+  CHECK(yaml_scalar("true") == "\"true\"");
+  CHECK(yaml_scalar("null") == "\"null\"");
+  CHECK(yaml_scalar("a: b") == "\"a: b\"");
+  CHECK(yaml_scalar("- x") == "\"- x\"");
+  CHECK(yaml_scalar("say \"hi\"\n") == "\"say \\\"hi\\\"\\n\"");
+}
+
+}  // namespace
+}  // namespace cosi

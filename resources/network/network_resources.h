@@ -1,0 +1,30 @@
+// The network namespace's resources: Talos's OperatorSpecs, AddressSpecs and AddressStatuses,
+// and ours, VIPStatuses.
+#pragma once
+
+#include <string_view>
+
+#include "network.pb.h"
+#include "resources/talos_yaml_style.h"
+#include "runtime/proto/proto_spec.h"
+
+namespace cosi::resources {
+
+inline constexpr std::string_view kNetworkNamespace = "network";
+
+inline constexpr std::string_view kOperatorSpecType = "OperatorSpecs.net.talos.dev";
+inline constexpr std::string_view kAddressSpecType = "AddressSpecs.net.talos.dev";
+inline constexpr std::string_view kAddressStatusType = "AddressStatuses.net.talos.dev";
+inline constexpr std::string_view kVIPStatusType = "VIPStatuses.net.talos.dev";
+
+using OperatorSpecSpec = ::talos::resource::definitions::network::OperatorSpecSpec;
+using AddressSpecSpec = ::talos::resource::definitions::network::AddressSpecSpec;
+using AddressStatusSpec = ::talos::resource::definitions::network::AddressStatusSpec;
+using VIPStatusSpec = ::talos::resource::definitions::network::VIPStatusSpec;
+
+}  // namespace cosi::resources
+
+COSI_TALOS_YAML(::talos::resource::definitions::network::OperatorSpecSpec);
+COSI_TALOS_YAML(::talos::resource::definitions::network::AddressSpecSpec);
+COSI_TALOS_YAML(::talos::resource::definitions::network::AddressStatusSpec);
+COSI_TALOS_YAML(::talos::resource::definitions::network::VIPStatusSpec);
