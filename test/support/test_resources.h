@@ -7,7 +7,9 @@
 
 #include <string>
 
+#include "runtime/base/result.h"
 #include "runtime/resource/typed_resource.h"
+#include "test/support/wire.h"
 
 namespace cosi::testing {
 
@@ -16,6 +18,36 @@ struct TestSpec {
   int number = 0;
   friend bool operator==(const TestSpec&, const TestSpec&) = default;
 };
+
+}  // namespace cosi::testing
+
+// TestSpec crosses the wire as `{ string value = 1; int32 number = 2; }`, so the conformance
+// suite runs over gRPC too.
+template <>
+struct cosi::SpecTraits<cosi::testing::TestSpec> {
+  static bool equal(const testing::TestSpec& a, const testing::TestSpec& b) { return a == b; }
+  static std::string encode(const testing::TestSpec& s) {
+    std::string out;
+    testing::wire::put_string(out, 1, s.value);
+    testing::wire::put_varint(out, 2, static_cast<std::uint64_t>(static_cast<std::int64_t>(s.number)));
+    return out;
+  }
+  static Result<testing::TestSpec> decode(std::string_view bytes) {
+    testing::TestSpec s;
+    testing::wire::Reader r(bytes);
+    while (auto f = r.next()) {
+      if (f->number == 1) s.value = std::string(f->bytes);
+      if (f->number == 2) s.number = static_cast<int>(static_cast<std::int64_t>(f->varint));
+    }
+    if (r.error()) return Error(ErrorKind::kInvalidArgument, "not a TestSpec");
+    return s;
+  }
+  static std::string yaml(const testing::TestSpec& s) {
+    return "value: " + s.value + "\nnumber: " + std::to_string(s.number) + "\n";
+  }
+};
+
+namespace cosi::testing {
 
 inline const Kind kTestKind{"default", "Tests.test.cosi.dev"};
 inline const Kind kOtherKind{"other", "Tests.test.cosi.dev"};
