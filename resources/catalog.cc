@@ -47,6 +47,8 @@ std::vector<ResourceDefinitionInput> inputs() {
           Sensitivity::kNonSensitive, {"address", "addresses"}),
       def(kVIPStatusType, kNetworkNamespace,
           {{"IP", "{.ip}"}, {"Link", "{.linkName}"}, {"Holder", "{.holder}"}, {"Held Here", "{.heldByThisNode}"}}),
+      def(kHostnameStatusType, kNetworkNamespace, {{"Hostname", "{.hostname}"}, {"Domainname", "{.domainname}"}}),
+      def(kNodeAddressType, kNetworkNamespace, {{"Addresses", "{.addresses}"}}),
       def(kKubePrismEndpointsType, kK8sNamespace,
           {{"Hosts", "{.endpoints[*].host}"}, {"Ports", "{.endpoints[*].port}"}}),
       def(kKubePrismConfigType, kK8sNamespace, {{"Host", "{.host}"}, {"Port", "{.port}"}, {"Endpoints", "{.endpoints}"}}),
@@ -99,6 +101,8 @@ void register_types(ResourceTypes& types) {
   types.add<AddressSpecSpec>(kAddressSpecType);
   types.add<AddressStatusSpec>(kAddressStatusType);
   types.add<VIPStatusSpec>(kVIPStatusType);
+  types.add<HostnameStatusSpec>(kHostnameStatusType);
+  types.add<NodeAddressSpec>(kNodeAddressType);
   types.add<KubePrismEndpointsSpec>(kKubePrismEndpointsType);
   types.add<KubePrismConfigSpec>(kKubePrismConfigType);
   types.add<KubePrismStatusesSpec>(kKubePrismStatusType);

@@ -1,0 +1,187 @@
+// machined: the node agent. Starts the store, the controller runtime with the node's
+// controllers, the API (a view over the store) and the HTTP health/metrics endpoint, then
+// runs until SIGTERM or SIGINT.
+//
+//   machined --insecure-dev --listen 127.0.7.1:50000 --state-dir /tmp/node1
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "api/host_port.h"
+#include "api/http_server.h"
+#include "api/inspect_server.h"
+#include "api/machine_server.h"
+#include "api/state_server.h"
+#include "cmd/common/flags.h"
+#include "controllers/network/node_identity_controller.h"
+#include "resources/catalog.h"
+#include "runtime/controller/runtime.h"
+#include "runtime/exec/thread_pool.h"
+#include "runtime/resource/meta/namespace.h"
+#include "runtime/state/memory_state.h"
+#include "runtime/state/store_metrics.h"
+
+namespace {
+
+using namespace cosi;
+
+struct Options {
+  std::string listen = "0.0.0.0:50000";
+  std::string node_ip;
+  std::string hostname;
+  std::string state_dir = "/var/lib/machined";
+  std::string state_socket;
+  std::string metrics_listen;
+  bool insecure_dev = false;
+  bool help = false;
+};
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "machined: %s\n", message.c_str());
+  return 2;
+}
+
+// Every ResourceDefinition and Namespace, owned by "meta".
+Status publish_meta(State& state) {
+  for (const auto& spec : resources::definitions()) {
+    if (auto r = state.create(make_definition_resource(spec), {kMetaOwner}); !r.ok()) return r.error();
+  }
+  for (const auto& [name, description] : resources::namespaces()) {
+    if (auto r = state.create(make_namespace(name, description), {kMetaOwner}); !r.ok()) return r.error();
+  }
+  return {};
+}
+
+std::unique_ptr<grpc::Server> serve(const std::string& address, std::vector<grpc::Service*> services,
+                                    int* bound_port = nullptr) {
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), bound_port);
+  for (auto* s : services) builder.RegisterService(s);
+  return builder.BuildAndStart();
+}
+
+int run(const Options& o) {
+  auto listen = api::parse_host_port(o.listen, 50000);
+  if (!listen.ok()) return fail("--listen " + listen.error().message());
+  std::string node_ip = o.node_ip.empty() ? listen->host : o.node_ip;
+  if (node_ip == "0.0.0.0" || node_ip == "::") return fail("--listen is a wildcard: say which address is the node's with --node-ip");
+  auto metrics = api::parse_host_port(o.metrics_listen.empty() ? listen->host + ":9100" : o.metrics_listen, 9100);
+  if (!metrics.ok()) return fail("--metrics-listen " + metrics.error().message());
+  if (!o.insecure_dev) {
+    return fail("serving the API over TLS needs a machine config, which this build cannot apply yet; "
+                "run with --insecure-dev on loopback addresses");
+  }
+  if (!api::is_loopback(listen->host) || !api::is_loopback(metrics->host)) {
+    return fail("--insecure-dev serves plaintext gRPC and is refused unless every listen address is loopback (--listen " +
+                listen->to_string() + ", --metrics-listen " + metrics->to_string() + ")");
+  }
+  std::string hostname = o.hostname;
+  if (hostname.empty()) {
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    hostname = buf;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(o.state_dir, ec);
+  if (ec) return fail("--state-dir " + o.state_dir + ": " + ec.message());
+  const std::string socket = o.state_socket.empty() ? o.state_dir + "/machined.sock" : o.state_socket;
+  std::filesystem::remove(socket, ec);
+
+  Logger log(stderr_sink());
+  log = log.with_fields({{"node", hostname}});
+
+  MemoryState state;
+  if (auto s = publish_meta(state); !s.ok()) return fail(s.error().to_string());
+  ResourceTypes types;
+  resources::register_types(types);
+
+  ThreadPool pool(2);
+  RuntimeOptions runtime_options;
+  runtime_options.logger = log;
+  Runtime runtime(state, pool, pool, runtime_options);
+  register_store_metrics(runtime.metrics(), state);
+  if (auto s = runtime.add(std::make_unique<controllers::NodeIdentityController>(
+          controllers::NodeIdentity{hostname, {node_ip + (node_ip.find(':') == std::string::npos ? "/32" : "/128")}}));
+      !s.ok()) {
+    return fail(s.error().to_string());
+  }
+  if (auto s = runtime.start(); !s.ok()) return fail(s.error().to_string());
+
+  api::StateServer network_state(state, types, pool, {.writable = false});
+  api::StateServer trusted_state(state, types, pool, {.writable = true});
+  api::MachineServer machine_service(api::NodeInfo{hostname});
+  api::InspectServer inspect_service(runtime, hostname);
+  int port = 0;
+  auto server = serve(listen->to_string(), {&network_state, &machine_service, &inspect_service}, &port);
+  if (!server || port == 0) return fail("cannot listen on " + listen->to_string());
+  auto local = serve("unix:" + socket, {&trusted_state});
+  if (!local) return fail("cannot listen on unix:" + socket);
+
+  std::atomic<bool> ready{true};
+  auto http = api::HttpServer::start(
+      metrics->to_string(),
+      {{"/metrics", [&] { return api::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", runtime.metrics().render()}; }},
+       {"/healthz", [] { return api::HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; }},
+       {"/readyz", [&] {
+          return ready ? api::HttpResponse{200, "text/plain; charset=utf-8", "ready\n"}
+                       : api::HttpResponse{503, "text/plain; charset=utf-8", "stopping\n"};
+        }}});
+  if (!http.ok()) return fail(http.error().message());
+
+  log.info("machined ready", {{"api", listen->host + ":" + std::to_string(port)},
+                              {"state_socket", socket},
+                              {"metrics", metrics->host + ":" + std::to_string((*http)->port())},
+                              {"node_ip", node_ip}});
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  int received = 0;
+  sigwait(&signals, &received);
+  log.info("stopping", {{"signal", received == SIGTERM ? "SIGTERM" : "SIGINT"}});
+
+  ready = false;
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(5);
+  server->Shutdown(deadline);
+  local->Shutdown(deadline);
+  (*http)->stop();
+  if (auto s = runtime.stop(std::chrono::seconds(5)); !s.ok()) log.warn("stopping the runtime", {{"error", s.error().message()}});
+  pool.stop();
+  std::filesystem::remove(socket, ec);
+  log.info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Block the stop signals before any thread starts, so only sigwait sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  Options o;
+  cosi::cmd::Flags flags;
+  flags.value("listen", 0, &o.listen, "gRPC API address (default 0.0.0.0:50000)");
+  flags.value("node-ip", 0, &o.node_ip, "the node's address (default: the --listen address)");
+  flags.value("hostname", 0, &o.hostname, "the node's hostname (default: the host's)");
+  flags.value("state-dir", 0, &o.state_dir, "where the node keeps its state (default /var/lib/machined)");
+  flags.value("state-socket", 0, &o.state_socket, "the trusted read-write API's unix socket (default STATE_DIR/machined.sock)");
+  flags.value("metrics-listen", 0, &o.metrics_listen, "HTTP /metrics, /healthz, /readyz (default LISTEN_HOST:9100)");
+  flags.boolean("insecure-dev", 0, &o.insecure_dev, "plaintext gRPC; refused unless every listen address is loopback");
+  flags.boolean("help", 'h', &o.help, "this help");
+  auto positional = flags.parse(argc, argv);
+  if (!positional.ok()) return fail(positional.error().message() + "\n" + flags.usage());
+  if (o.help) {
+    std::printf("usage: machined [flags]\n%s", flags.usage().c_str());
+    return 0;
+  }
+  if (!positional->empty()) return fail("unexpected argument \"" + positional->front() + "\"");
+  return run(o);
+}

@@ -1,0 +1,34 @@
+// NodeIdentityController: publishes who this node is — HostnameStatus (network/hostname) and
+// NodeAddress (network/current) — from what machined was told at start: the hostname and the
+// node's address. (On a host it owns, later issues read them from the system; a local node
+// sharing a host never looks at the host's own.)
+//
+//   runtime.add(std::make_unique<NodeIdentityController>(NodeIdentity{"cp-1", {"127.0.5.10/32"}}));
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/controller/controller.h"
+
+namespace cosi::controllers {
+
+struct NodeIdentity {
+  std::string hostname;
+  std::vector<std::string> addresses;  // prefixes: "127.0.5.10/32"
+};
+
+class NodeIdentityController final : public Controller {
+ public:
+  explicit NodeIdentityController(NodeIdentity identity) : identity_(std::move(identity)) {}
+
+  std::string name() const override { return "network.NodeIdentityController"; }
+  std::vector<Input> inputs() const override { return {}; }
+  std::vector<Output> outputs() const override;
+  ReconcileResult reconcile(ControllerContext& ctx) override;
+
+ private:
+  const NodeIdentity identity_;
+};
+
+}  // namespace cosi::controllers
