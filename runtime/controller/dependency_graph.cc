@@ -105,7 +105,9 @@ std::vector<DependencyEdge> DependencyGraph::edges() const {
   return out;
 }
 
-std::string DependencyGraph::dot() const {
+std::string DependencyGraph::dot() const { return dependencies_dot(edges()); }
+
+std::string dependencies_dot(const std::vector<DependencyEdge>& all) {
   std::map<std::string, std::string> controllers, types;  // name -> node id
   auto id_of = [](std::map<std::string, std::string>& m, const std::string& name, char prefix) {
     auto [it, added] = m.emplace(name, "");
@@ -113,7 +115,7 @@ std::string DependencyGraph::dot() const {
     return it->second;
   };
   std::string edges;
-  for (const auto& e : this->edges()) {
+  for (const auto& e : all) {
     if (e.type == DependencyEdgeType::kInputDestroyReady) continue;
     std::string c = id_of(controllers, e.controller, 'c');
     std::string t = id_of(types, e.resource_type, 'r');

@@ -39,6 +39,10 @@ struct DependencyEdge {
   friend bool operator==(const DependencyEdge&, const DependencyEdge&) = default;
 };
 
+// Edges as DOT in the Talos style (what DependencyGraph::dot() and `cosictl inspect
+// dependencies` print).
+std::string dependencies_dot(const std::vector<DependencyEdge>& edges);
+
 class DependencyGraph {
  public:
   Status add(const std::string& controller, const std::vector<Input>& inputs,
