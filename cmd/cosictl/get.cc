@@ -50,6 +50,7 @@ Result<ResourceDefinitionSpec> resolve(const std::vector<ResourceDefinitionSpec>
                                            " (cosictl get rd lists the types it serves)");
   }
   if (matches.size() > 1) {
+    std::sort(matches.begin(), matches.end(), [](auto* a, auto* b) { return a->type < b->type; });
     std::string names;
     for (const auto* m : matches) names += (names.empty() ? "" : ", ") + m->type;
     return Error(ErrorKind::kInvalidArgument, "resource type \"" + wanted + "\" is ambiguous: it matches " + names);

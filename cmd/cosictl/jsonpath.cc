@@ -57,11 +57,9 @@ Result<std::string> eval_jsonpath(const std::string& expression, const YAML::Nod
   for (const auto& step : *steps) {
     std::vector<YAML::Node> next;
     for (const auto& node : current) {
-      YAML::Node value = node;
-      if (!step.key.empty()) {
-        if (!node.IsMap() || !node[step.key]) continue;  // missing keys allowed
-        value = node[step.key];
-      }
+      if (!step.key.empty() && (!node.IsMap() || !node[step.key])) continue;  // missing keys allowed
+      // Constructed, never assigned: assigning a YAML::Node writes into the node it refers to.
+      const YAML::Node value = step.key.empty() ? node : node[step.key];
       if (step.all) {
         if (value.IsSequence()) {
           for (const auto& item : value) next.push_back(item);
