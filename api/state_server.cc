@@ -1,11 +1,11 @@
 #include "api/state_server.h"
 
 #include <cctype>
-#include <deque>
 #include <mutex>
 
 #include "api/state_wire.h"
 #include "api/status.h"
+#include "api/wire_bytes.h"
 #include "runtime/proto/resource_codec.h"
 #include "runtime/resource/meta/namespace.h"
 #include "runtime/resource/meta/resource_definition.h"
@@ -40,8 +40,19 @@ Deadline deadline_of(grpc::CallbackServerContext* ctx) {
   return std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(left);
 }
 
-// Streams a list, one resource per message, encoding each as it goes.
-class ListStream final : public grpc::ServerWriteReactor<pb::ListResponse> {
+grpc::ByteBuffer to_buffer(const std::string& bytes) {
+  grpc::Slice slice(bytes);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+template <class M>
+bool from_buffer(const grpc::ByteBuffer* buffer, M* message) {
+  grpc::ByteBuffer copy(*buffer);
+  return grpc::SerializationTraits<M>::Deserialize(&copy, message).ok();
+}
+
+// Streams a list, one resource per message, each from the snapshot's cached bytes.
+class ListStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   explicit ListStream(std::vector<ResourcePtr> resources) : resources_(std::move(resources)) { next(); }
   void OnWriteDone(bool ok) override {
@@ -59,17 +70,25 @@ class ListStream final : public grpc::ServerWriteReactor<pb::ListResponse> {
       Finish(grpc::Status::OK);
       return;
     }
-    response_.Clear();
-    if (auto s = encode_resource(*resources_[index_++], response_.mutable_resource()); !s.ok()) {
-      Finish(to_status(s.error()));
+    auto bytes = list_response_bytes(*resources_[index_++]);
+    if (!bytes.ok()) {
+      Finish(to_status(bytes.error()));
       return;
     }
+    response_ = to_buffer(*bytes);
     StartWrite(&response_);
   }
 
   std::vector<ResourcePtr> resources_;
   std::size_t index_ = 0;
-  pb::ListResponse response_;
+  grpc::ByteBuffer response_;
+};
+
+// A stream that ends at once with an error.
+class FailedStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit FailedStream(grpc::Status s) { Finish(std::move(s)); }
+  void OnDone() override { delete this; }
 };
 
 }  // namespace
@@ -100,7 +119,7 @@ struct StateServer::Impl : std::enable_shared_from_this<StateServer::Impl> {
 
 // One client's watch: a store watch pumped into the stream. The store never waits for us;
 // we write when the client has taken the last message.
-class WatchStream final : public grpc::ServerWriteReactor<pb::WatchResponse> {
+class WatchStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   WatchStream(std::shared_ptr<StateServer::Impl> impl, grpc::CallbackServerContext* ctx, const pb::WatchRequest* req)
       : impl_(std::move(impl)), link_(std::make_shared<Link>()) {
@@ -117,6 +136,7 @@ class WatchStream final : public grpc::ServerWriteReactor<pb::WatchResponse> {
       // The first message is empty: the client knows the watch is in place.
       std::lock_guard lock(link_->mu);
       link_->writing = true;
+      response_ = to_buffer("");
       StartWrite(&response_);
     }
     start_listening();
@@ -155,6 +175,7 @@ class WatchStream final : public grpc::ServerWriteReactor<pb::WatchResponse> {
     std::mutex mu;
     WatchStream* stream = nullptr;  // null once the call is done
     bool writing = false;
+    bool scheduled = false;  // a pump is posted to the executor
     bool finished = false;
   };
 
@@ -176,13 +197,16 @@ class WatchStream final : public grpc::ServerWriteReactor<pb::WatchResponse> {
         return Error(ErrorKind::kUnimplemented,
                      "bootstrap contents and label queries apply to a watch of a kind, not of one resource");
       }
-      return impl_->state.watch(kind.at(req.id()), {.tail_events = o.tail_events(), .start_from_bookmark = from});
+      return impl_->state.watch(kind.at(req.id()), {.tail_events = o.tail_events(),
+                                                    .start_from_bookmark = from,
+                                                    .buffer = impl_->options.watch_buffer});
     }
     return impl_->state.watch_kind(kind, {.bootstrap_contents = o.bootstrap_contents(),
                                           .tail_events = o.tail_events(),
                                           .start_from_bookmark = from,
                                           .label_queries = std::move(*labels),
-                                          .id_query = std::move(*ids)});
+                                          .id_query = std::move(*ids),
+                                          .buffer = impl_->options.watch_buffer});
   }
 
   void start_listening() {
@@ -191,10 +215,18 @@ class WatchStream final : public grpc::ServerWriteReactor<pb::WatchResponse> {
     watch_->set_notify([weak, executor] {
       auto link = weak.lock();
       if (!link) return;
+      {
+        // A write in flight will look for more when it is done; a pump already on its way
+        // will find these events too. Either way the writer's thread has nothing to do.
+        std::lock_guard lock(link->mu);
+        if (link->stream == nullptr || link->writing || link->scheduled) return;
+        link->scheduled = true;
+      }
       // Encoding happens on the executor, never on the writer's thread.
       executor->post([link] {
         // Holding the lock keeps the stream alive: OnDone takes it before deleting.
         std::lock_guard lock(link->mu);
+        link->scheduled = false;
         if (link->stream != nullptr) link->stream->pump_locked();
       });
     });
@@ -204,25 +236,26 @@ class WatchStream final : public grpc::ServerWriteReactor<pb::WatchResponse> {
   // The caller holds link_->mu.
   void pump_locked() {
     if (link_->stream == nullptr || link_->writing || link_->finished) return;
-    if (pending_.empty()) {
-      std::vector<Event> events;
-      watch_->poll(events, impl_->options.watch_batch);
-      for (auto& e : events) {
-        if (api_version_ < 1 && (e.type == EventType::kBootstrapped || e.type == EventType::kErrored)) continue;
-        pending_.push_back(std::move(e));
+    if (taken_ == pending_.size()) {
+      pending_.clear();
+      taken_ = 0;
+      watch_->poll(pending_, impl_->options.watch_batch);
+      if (api_version_ < 1) {
+        std::erase_if(pending_, [](const Event& e) {
+          return e.type == EventType::kBootstrapped || e.type == EventType::kErrored;
+        });
       }
     }
-    if (pending_.empty()) return;
-    response_.Clear();
-    const std::size_t take = aggregated_ ? pending_.size() : 1;
-    for (std::size_t i = 0; i < take; ++i) {
-      if (auto s = event_to_wire(pending_.front(), response_.add_event()); !s.ok()) {
-        link_->finished = true;
-        Finish(to_status(s.error()));
-        return;
-      }
-      pending_.pop_front();
+    if (taken_ == pending_.size()) return;
+    const std::size_t take = aggregated_ ? pending_.size() - taken_ : 1;
+    auto bytes = watch_response_bytes(pending_.data() + taken_, take);
+    if (!bytes.ok()) {
+      link_->finished = true;
+      Finish(to_status(bytes.error()));
+      return;
     }
+    taken_ += take;
+    response_ = to_buffer(*bytes);
     link_->writing = true;
     // Under the lock, so that no write can follow a Finish from OnCancel. gRPC runs the
     // reaction to a Start* call after it returns, never inside it.
@@ -243,8 +276,9 @@ class WatchStream final : public grpc::ServerWriteReactor<pb::WatchResponse> {
   WatchPtr watch_;
   int api_version_ = 0;
   bool aggregated_ = false;
-  std::deque<Event> pending_;  // guarded by link_->mu
-  pb::WatchResponse response_;
+  std::vector<Event> pending_;  // guarded by link_->mu
+  std::size_t taken_ = 0;       // of pending_, already sent
+  grpc::ByteBuffer response_;
 };
 
 StateServer::StateServer(State& state, const ResourceTypes& types, Executor& executor, StateServerOptions options)
@@ -260,23 +294,21 @@ grpc::ServerUnaryReactor* StateServer::Get(grpc::CallbackServerContext* ctx, con
   return finish(ctx, encode_resource(**r, resp->mutable_resource()));
 }
 
-grpc::ServerWriteReactor<pb::ListResponse>* StateServer::List(grpc::CallbackServerContext* ctx, const pb::ListRequest* req) {
-  Status served = impl_->check_served(req->namespace_(), req->type());
-  Result<std::vector<LabelQuery>> labels = served.ok() ? label_queries_from_wire(req->options().label_query())
+grpc::ServerWriteReactor<grpc::ByteBuffer>* StateServer::List(grpc::CallbackServerContext* ctx,
+                                                               const grpc::ByteBuffer* request) {
+  pb::ListRequest req;
+  if (!from_buffer(request, &req)) {
+    return new FailedStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "not a ListRequest"));
+  }
+  Status served = impl_->check_served(req.namespace_(), req.type());
+  Result<std::vector<LabelQuery>> labels = served.ok() ? label_queries_from_wire(req.options().label_query())
                                                        : Result<std::vector<LabelQuery>>(served.error());
-  Result<std::optional<IDQuery>> ids = labels.ok() ? id_query_from_wire(req->options().id_query())
+  Result<std::optional<IDQuery>> ids = labels.ok() ? id_query_from_wire(req.options().id_query())
                                                    : Result<std::optional<IDQuery>>(labels.error());
   Result<std::vector<ResourcePtr>> list = ids.ok()
-      ? impl_->state.list(Kind{req->namespace_(), req->type()}, {*labels, *ids})
+      ? impl_->state.list(Kind{req.namespace_(), req.type()}, {*labels, *ids})
       : Result<std::vector<ResourcePtr>>(ids.error());
-  if (!list.ok()) {
-    class Failed final : public grpc::ServerWriteReactor<pb::ListResponse> {
-     public:
-      explicit Failed(grpc::Status s) { Finish(std::move(s)); }
-      void OnDone() override { delete this; }
-    };
-    return new Failed(fail(ctx, list.error()));
-  }
+  if (!list.ok()) return new FailedStream(fail(ctx, list.error()));
   return new ListStream(std::move(*list));
 }
 
@@ -342,9 +374,13 @@ grpc::ServerUnaryReactor* StateServer::TeardownAndDestroy(grpc::CallbackServerCo
   return reactor;
 }
 
-grpc::ServerWriteReactor<pb::WatchResponse>* StateServer::Watch(grpc::CallbackServerContext* ctx,
-                                                            const pb::WatchRequest* req) {
-  return new WatchStream(impl_, ctx, req);
+grpc::ServerWriteReactor<grpc::ByteBuffer>* StateServer::Watch(grpc::CallbackServerContext* ctx,
+                                                                const grpc::ByteBuffer* request) {
+  pb::WatchRequest req;
+  if (!from_buffer(request, &req)) {
+    return new FailedStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "not a WatchRequest"));
+  }
+  return new WatchStream(impl_, ctx, &req);
 }
 
 }  // namespace cosi::api

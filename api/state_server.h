@@ -25,9 +25,15 @@ namespace cosi::api {
 struct StateServerOptions {
   bool writable = false;
   std::size_t watch_batch = 256;  // events taken from the store per aggregated message
+  std::size_t watch_buffer = 0;   // events a client's watch holds before coalescing; 0: the store's default
 };
 
-class StateServer final : public cosi::resource::State::CallbackService {
+// List and Watch are raw methods: responses are assembled from bytes cached on each snapshot
+// (wire_bytes.h) instead of message objects built per read.
+using StateServiceBase = cosi::resource::State::WithRawCallbackMethod_List<
+    cosi::resource::State::WithRawCallbackMethod_Watch<cosi::resource::State::CallbackService>>;
+
+class StateServer final : public StateServiceBase {
  public:
   // `executor` runs what must not block gRPC's threads (pumping watches woken by writers,
   // TeardownAndDestroy waiting for finalizers).
@@ -36,8 +42,8 @@ class StateServer final : public cosi::resource::State::CallbackService {
 
   grpc::ServerUnaryReactor* Get(grpc::CallbackServerContext* ctx, const cosi::resource::GetRequest* req,
                                 cosi::resource::GetResponse* resp) override;
-  grpc::ServerWriteReactor<cosi::resource::ListResponse>* List(grpc::CallbackServerContext* ctx,
-                                                               const cosi::resource::ListRequest* req) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* List(grpc::CallbackServerContext* ctx,
+                                                   const grpc::ByteBuffer* request) override;
   grpc::ServerUnaryReactor* Create(grpc::CallbackServerContext* ctx, const cosi::resource::CreateRequest* req,
                                    cosi::resource::CreateResponse* resp) override;
   grpc::ServerUnaryReactor* Update(grpc::CallbackServerContext* ctx, const cosi::resource::UpdateRequest* req,
@@ -49,8 +55,8 @@ class StateServer final : public cosi::resource::State::CallbackService {
   grpc::ServerUnaryReactor* TeardownAndDestroy(grpc::CallbackServerContext* ctx,
                                                const cosi::resource::TeardownAndDestroyRequest* req,
                                                cosi::resource::TeardownAndDestroyResponse* resp) override;
-  grpc::ServerWriteReactor<cosi::resource::WatchResponse>* Watch(grpc::CallbackServerContext* ctx,
-                                                                 const cosi::resource::WatchRequest* req) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(grpc::CallbackServerContext* ctx,
+                                                    const grpc::ByteBuffer* request) override;
 
   struct Impl;
 

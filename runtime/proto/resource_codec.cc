@@ -64,13 +64,13 @@ Result<Metadata> decode_metadata(const cosi::resource::Metadata& in) {
 Status encode_resource(const Resource& resource, cosi::resource::Resource* out) {
   encode_metadata(resource.metadata(), out->mutable_metadata());
   auto* spec = out->mutable_spec();  // set even when empty: clients require a spec
-  std::string proto, yaml;
-  if (!resource.encode_spec(&proto, &yaml)) {
+  const Resource::EncodedSpec& encoded = resource.encoded_spec();
+  if (!encoded.encodable) {
     return Error(ErrorKind::kInvalidArgument,
                  resource.metadata().describe() + ": its spec type has no protobuf encoding");
   }
-  spec->set_proto_spec(std::move(proto));
-  spec->set_yaml_spec(std::move(yaml));
+  spec->set_proto_spec(encoded.proto);
+  spec->set_yaml_spec(encoded.yaml);
   return {};
 }
 

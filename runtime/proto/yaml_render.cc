@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <mutex>
 #include <vector>
 
 namespace cosi {
@@ -65,12 +66,16 @@ bool reads_as_float(std::string_view s) {
 }
 
 bool reads_as_other_type(const std::string& s) {
-  static const char* const kWords[] = {"true", "false", "yes", "no", "on", "off", "null", "~",
-                                       "True", "False", "TRUE", "FALSE", "Null", "NULL", "Yes",
-                                       "No", "YES", "NO", "On", "Off", "ON", "OFF", "y", "n", "Y", "N"};
-  for (const char* w : kWords) {
-    if (s == w) return true;
+  if (s.size() <= 5) {
+    static const char* const kWords[] = {"true", "false", "yes", "no", "on", "off", "null", "~",
+                                         "True", "False", "TRUE", "FALSE", "Null", "NULL", "Yes",
+                                         "No", "YES", "NO", "On", "Off", "ON", "OFF", "y", "n", "Y", "N"};
+    for (const char* w : kWords) {
+      if (s == w) return true;
+    }
   }
+  const char c = s[0];
+  if (!(is_dec(c) || c == '-' || c == '+' || c == '.')) return false;  // numbers start so
   return reads_as_int(s) || reads_as_float(s);
 }
 
@@ -94,33 +99,77 @@ std::string base64(const std::string& in) {
   return out;
 }
 
+}  // namespace
+
+struct YamlStyle::Plans {
+  struct Field {
+    const FieldDescriptor* descriptor;
+    std::string key;
+    bool omit_empty;
+    const std::function<std::string(std::uint64_t)>* uint_text;  // null: a number
+  };
+  struct Message {
+    std::vector<Field> fields;
+  };
+
+  std::mutex mu;
+  std::unordered_map<const Descriptor*, std::unique_ptr<Message>> messages;           // guarded by mu
+  std::unordered_map<const Descriptor*, const std::function<std::string(const google::protobuf::Message&)>*>
+      scalars;                                                                          // guarded by mu
+  std::unordered_map<const EnumValueDescriptor*, std::string> enum_texts;             // guarded by mu
+};
+
+namespace {
+
 class Renderer {
  public:
-  explicit Renderer(const YamlStyle& style) : style_(style) {}
+  explicit Renderer(const YamlStyle& style) : style_(style), plans_(*style.plans) {}
 
   // Every key of m at `pad`; nested blocks at pad + four spaces.
   void message_body(const Message& m, const std::string& pad, std::string& out) {
-    const Descriptor* d = m.GetDescriptor();
-    for (int i = 0; i < d->field_count(); ++i) {
-      const FieldDescriptor* f = d->field(i);
-      if (omitted(m, f)) continue;
-      out += pad + key(f) + ":";
-      field_value(m, f, pad, out);
+    for (const auto& field : plan(m.GetDescriptor()).fields) {
+      if (field.omit_empty && empty(m, field.descriptor)) continue;
+      out += pad;
+      out += field.key;
+      out += ':';
+      field_value(m, field, pad, out);
     }
   }
 
  private:
-  std::string key(const FieldDescriptor* f) const {
-    if (auto it = style_.keys.find(f->full_name()); it != style_.keys.end()) return it->second;
-    return f->json_name();
+  using Plans = YamlStyle::Plans;
+
+  const Plans::Message& plan(const Descriptor* d) {
+    std::lock_guard lock(plans_.mu);
+    auto& slot = plans_.messages[d];
+    if (!slot) {
+      slot = std::make_unique<Plans::Message>();
+      for (int i = 0; i < d->field_count(); ++i) {
+        const FieldDescriptor* f = d->field(i);
+        auto key = style_.keys.find(f->full_name());
+        auto uint_text = style_.uint_text.find(f->full_name());
+        slot->fields.push_back({f, key != style_.keys.end() ? key->second : f->json_name(),
+                                style_.omit_empty.contains(f->full_name()),
+                                uint_text != style_.uint_text.end() ? &uint_text->second : nullptr});
+      }
+    }
+    return *slot;
   }
 
-  bool is_scalar_message(const Descriptor* d) const { return style_.scalars.contains(d->full_name()); }
-  std::string scalar_message(const Message& m) const {
-    return style_.scalars.at(m.GetDescriptor()->full_name())(m);
+  const std::function<std::string(const Message&)>* scalar_formatter(const Descriptor* d) {
+    std::lock_guard lock(plans_.mu);
+    auto [it, added] = plans_.scalars.try_emplace(d, nullptr);
+    if (added) {
+      auto s = style_.scalars.find(d->full_name());
+      it->second = s != style_.scalars.end() ? &s->second : nullptr;
+    }
+    return it->second;
   }
 
-  bool empty(const Message& m, const FieldDescriptor* f) const {
+  bool is_scalar_message(const Descriptor* d) { return scalar_formatter(d) != nullptr; }
+  std::string scalar_message(const Message& m) { return (*scalar_formatter(m.GetDescriptor()))(m); }
+
+  bool empty(const Message& m, const FieldDescriptor* f) {
     const Reflection* r = m.GetReflection();
     if (f->is_repeated()) return r->FieldSize(m, f) == 0;
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
@@ -142,11 +191,14 @@ class Renderer {
     }
   }
 
-  bool omitted(const Message& m, const FieldDescriptor* f) const {
-    return style_.omit_empty.contains(f->full_name()) && empty(m, f);
+  const std::string& enum_text(const EnumValueDescriptor* v) {
+    std::lock_guard lock(plans_.mu);
+    auto [it, added] = plans_.enum_texts.try_emplace(v);
+    if (added) it->second = compute_enum_text(v);
+    return it->second;
   }
 
-  std::string enum_text(const EnumValueDescriptor* v) const {
+  std::string compute_enum_text(const EnumValueDescriptor* v) const {
     if (auto it = style_.enum_text.find(v->full_name()); it != style_.enum_text.end()) return it->second;
     const EnumDescriptor* e = v->type();
     // The longest prefix ending in '_' shared by every value name.
@@ -165,8 +217,8 @@ class Renderer {
     return out;
   }
 
-  // The text of one non-message, non-repeated value.
-  std::string scalar(const Message& m, const FieldDescriptor* f, int index) const {
+  // The text of one non-message value (index < 0: not repeated).
+  std::string scalar(const Message& m, const FieldDescriptor* f, int index, const Plans::Field* field = nullptr) {
     const Reflection* r = m.GetReflection();
     const bool rep = index >= 0;
     switch (f->cpp_type()) {
@@ -183,9 +235,7 @@ class Renderer {
         return std::to_string(rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f));
       case FieldDescriptor::CPPTYPE_UINT32: {
         std::uint32_t v = rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f);
-        if (auto it = style_.uint_text.find(f->full_name()); it != style_.uint_text.end()) {
-          return yaml_scalar(it->second(v));
-        }
+        if (field != nullptr && field->uint_text != nullptr) return yaml_scalar((*field->uint_text)(v));
         return std::to_string(v);
       }
       case FieldDescriptor::CPPTYPE_UINT64:
@@ -201,7 +251,8 @@ class Renderer {
     }
   }
 
-  void field_value(const Message& m, const FieldDescriptor* f, const std::string& pad, std::string& out) {
+  void field_value(const Message& m, const Plans::Field& field, const std::string& pad, std::string& out) {
+    const FieldDescriptor* f = field.descriptor;
     const Reflection* r = m.GetReflection();
     const std::string inner = pad + kIndent;
     if (f->is_map()) {
@@ -253,7 +304,9 @@ class Renderer {
       out += body.empty() ? " {}\n" : "\n" + body;
       return;
     }
-    out += " " + scalar(m, f, -1) + "\n";
+    out += ' ';
+    out += scalar(m, f, -1, &field);
+    out += '\n';
   }
 
   void map_value(const Message& m, const FieldDescriptor* f, const std::string& pad, std::string& out) {
@@ -283,9 +336,12 @@ class Renderer {
   }
 
   const YamlStyle& style_;
+  Plans& plans_;
 };
 
 }  // namespace
+
+YamlStyle::YamlStyle() : plans(std::make_shared<Plans>()) {}
 
 const YamlStyle& YamlStyle::plain() {
   static const YamlStyle* style = new YamlStyle();

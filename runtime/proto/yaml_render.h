@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -39,6 +40,14 @@ struct YamlStyle {
   std::unordered_map<std::string, std::function<std::string(std::uint64_t)>> uint_text;
 
   static const YamlStyle& plain();
+
+  YamlStyle();
+
+  // What the renderer worked out per message type and enum value, kept so that a render is
+  // pointer lookups, not hashing of field names. Shared by copies; thread-safe. Change the
+  // tables above before the first render.
+  struct Plans;
+  std::shared_ptr<Plans> plans;
 };
 
 std::string render_yaml(const google::protobuf::Message& message, const YamlStyle& style);

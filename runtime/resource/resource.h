@@ -11,6 +11,7 @@
 // resource and how to compare two specs.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -20,10 +21,24 @@ namespace cosi {
 
 class Resource {
  public:
-  virtual ~Resource() = default;
+  // The spec's encodings, computed once per object and kept with it: a stored snapshot never
+  // changes, so the API serves each from this cache however many clients read it.
+  struct EncodedSpec {
+    bool encodable = false;
+    std::string proto;
+    std::string yaml;
+  };
+
+  virtual ~Resource() {
+    delete encoded_.load(std::memory_order_relaxed);
+    delete wire_.load(std::memory_order_relaxed);
+  }
 
   const Metadata& metadata() const { return metadata_; }
-  Metadata& mutable_metadata() { return metadata_; }
+  Metadata& mutable_metadata() {
+    forget_wire();
+    return metadata_;
+  }
 
   // A mutable copy (metadata and spec) that nobody else sees.
   virtual std::shared_ptr<Resource> clone() const = 0;
@@ -35,6 +50,14 @@ class Resource {
   // the spec type has no encoding at all. What the API and plugins send.
   virtual bool encode_spec(std::string* proto, std::string* yaml) const = 0;
 
+  // encode_spec(), cached. Thread-safe.
+  const EncodedSpec& encoded_spec() const;
+
+  // The resource's whole wire form (metadata and spec), as the codec (runtime/proto) made it
+  // the first time; null until then. Kept like the spec's encodings, forgotten on any change.
+  const std::string* cached_wire() const { return wire_.load(std::memory_order_acquire); }
+  const std::string& cache_wire(std::string bytes) const;
+
   // Same spec and same content in metadata (Metadata::same_content): writing one over the
   // other changes nothing.
   bool same_content(const Resource& other) const {
@@ -43,11 +66,21 @@ class Resource {
 
  protected:
   explicit Resource(Metadata metadata) : metadata_(std::move(metadata)) {}
-  Resource(const Resource&) = default;
-  Resource& operator=(const Resource&) = default;
+  // A copy starts without the caches.
+  Resource(const Resource& other) : metadata_(other.metadata_) {}
+  Resource& operator=(const Resource&) = delete;
+
+  // Subclasses call this when their spec changes.
+  void forget_encoding() {
+    delete encoded_.exchange(nullptr, std::memory_order_acq_rel);
+    forget_wire();
+  }
+  void forget_wire() { delete wire_.exchange(nullptr, std::memory_order_acq_rel); }
 
  private:
   Metadata metadata_;
+  mutable std::atomic<EncodedSpec*> encoded_{nullptr};
+  mutable std::atomic<const std::string*> wire_{nullptr};
 };
 
 using ResourcePtr = std::shared_ptr<const Resource>;

@@ -32,7 +32,10 @@ class TypedResource final : public Resource {
       : Resource(std::move(metadata)), spec_(std::move(spec)) {}
 
   const Spec& spec() const { return spec_; }
-  Spec& mutable_spec() { return spec_; }
+  Spec& mutable_spec() {
+    forget_encoding();
+    return spec_;
+  }
 
   std::shared_ptr<Resource> clone() const override {
     return std::make_shared<TypedResource>(*this);
