@@ -3,6 +3,7 @@
 #include <cctype>
 #include <mutex>
 
+#include "api/auth/roles.h"
 #include "api/state_wire.h"
 #include "api/status.h"
 #include "api/wire_bytes.h"
@@ -29,6 +30,14 @@ grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* ctx, const grpc::S
 
 grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* ctx, const Status& status) {
   return finish(ctx, status.ok() ? grpc::Status::OK : fail(ctx, status.error()));
+}
+
+// The roles the front attached to the call (absent when nothing vouched for the caller).
+bool may_read_sensitive(const grpc::ServerContextBase* ctx) {
+  const auto& md = ctx->client_metadata();
+  auto it = md.find(std::string(auth::kCallerRolesMetadata));
+  if (it == md.end()) return false;
+  return auth::may_read_sensitive(auth::parse_roles(std::string_view(it->second.data(), it->second.size())));
 }
 
 Error write_denied() { return Error(ErrorKind::kPermissionDenied, "write access is not allowed"); }
@@ -102,11 +111,18 @@ struct StateServer::Impl : std::enable_shared_from_this<StateServer::Impl> {
   Executor& executor;
   const StateServerOptions options;
 
-  // Network mode serves only defined types in existing namespaces.
-  Status check_served(const std::string& ns, const std::string& type) {
+  // Network mode serves only defined types in existing namespaces, and Sensitive types only
+  // to callers the front vouched for as os:admin.
+  Status check_served(const grpc::ServerContextBase* ctx, const std::string& ns, const std::string& type) {
     if (options.writable) return {};
-    if (!state.get(Pointer{kMetaNamespace, kResourceDefinitionType, lowercase(type)}).ok()) {
+    auto definition = state.get(Pointer{kMetaNamespace, kResourceDefinitionType, lowercase(type)});
+    if (!definition.ok()) {
       return Error(ErrorKind::kPermissionDenied, "resource type \"" + type + "\" is not supported");
+    }
+    if (auto typed = resource_cast<ResourceDefinitionSpec>(*definition);
+        typed != nullptr && typed->spec().sensitivity == Sensitivity::kSensitive && !may_read_sensitive(ctx)) {
+      return Error(ErrorKind::kPermissionDenied,
+                   "resource type \"" + type + "\" is Sensitive: reading it needs role os:admin");
     }
     if (!state.get(Pointer{kMetaNamespace, kNamespaceType, ns}).ok()) {
       return Error(ErrorKind::kPermissionDenied, "namespace \"" + ns + "\" is not supported");
@@ -179,8 +195,8 @@ class WatchStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     bool finished = false;
   };
 
-  Result<WatchPtr> open(grpc::CallbackServerContext*, const pb::WatchRequest& req) {
-    if (auto s = impl_->check_served(req.namespace_(), req.type()); !s.ok()) return s.error();
+  Result<WatchPtr> open(grpc::CallbackServerContext* ctx, const pb::WatchRequest& req) {
+    if (auto s = impl_->check_served(ctx, req.namespace_(), req.type()); !s.ok()) return s.error();
     const auto& o = req.options();
     auto labels = label_queries_from_wire(o.label_query());
     if (!labels.ok()) return labels.error();
@@ -288,7 +304,7 @@ StateServer::~StateServer() = default;
 
 grpc::ServerUnaryReactor* StateServer::Get(grpc::CallbackServerContext* ctx, const pb::GetRequest* req,
                                            pb::GetResponse* resp) {
-  if (auto s = impl_->check_served(req->namespace_(), req->type()); !s.ok()) return finish(ctx, s);
+  if (auto s = impl_->check_served(ctx, req->namespace_(), req->type()); !s.ok()) return finish(ctx, s);
   auto r = impl_->state.get(Pointer{req->namespace_(), req->type(), req->id()});
   if (!r.ok()) return finish(ctx, Status(r.error()));
   return finish(ctx, encode_resource(**r, resp->mutable_resource()));
@@ -300,7 +316,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* StateServer::List(grpc::CallbackServ
   if (!from_buffer(request, &req)) {
     return new FailedStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "not a ListRequest"));
   }
-  Status served = impl_->check_served(req.namespace_(), req.type());
+  Status served = impl_->check_served(ctx, req.namespace_(), req.type());
   Result<std::vector<LabelQuery>> labels = served.ok() ? label_queries_from_wire(req.options().label_query())
                                                        : Result<std::vector<LabelQuery>>(served.error());
   Result<std::optional<IDQuery>> ids = labels.ok() ? id_query_from_wire(req.options().id_query())

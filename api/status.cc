@@ -17,6 +17,8 @@ grpc::StatusCode status_code(ErrorKind kind) {
     case ErrorKind::kUnimplemented: return grpc::StatusCode::UNIMPLEMENTED;
     case ErrorKind::kDeadlineExceeded: return grpc::StatusCode::DEADLINE_EXCEEDED;
     case ErrorKind::kCancelled: return grpc::StatusCode::CANCELLED;
+    case ErrorKind::kUnauthenticated: return grpc::StatusCode::UNAUTHENTICATED;
+    case ErrorKind::kFailedPrecondition: return grpc::StatusCode::FAILED_PRECONDITION;
     case ErrorKind::kInternal: return grpc::StatusCode::INTERNAL;
   }
   return grpc::StatusCode::UNKNOWN;
@@ -47,6 +49,7 @@ Error from_status(const grpc::Status& status, const std::multimap<grpc::string_r
     case grpc::StatusCode::UNIMPLEMENTED: kind = ErrorKind::kUnimplemented; break;
     case grpc::StatusCode::DEADLINE_EXCEEDED: kind = ErrorKind::kDeadlineExceeded; break;
     case grpc::StatusCode::CANCELLED: kind = ErrorKind::kCancelled; break;
+    case grpc::StatusCode::UNAUTHENTICATED: kind = ErrorKind::kUnauthenticated; break;
     default: break;
   }
   return Error(kind, status.error_message());

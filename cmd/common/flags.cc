@@ -14,6 +14,10 @@ void Flags::boolean(std::string name, char s, bool* target, std::string help) {
   specs_.push_back({std::move(name), s, nullptr, nullptr, target, std::move(help)});
 }
 
+void Flags::repeated(std::string name, char s, std::vector<std::string>* target, std::string help) {
+  specs_.push_back({std::move(name), s, nullptr, target, nullptr, std::move(help), false});
+}
+
 const Flags::Spec* Flags::find(const std::string& name) const {
   for (const auto& s : specs_) {
     if (s.name == name) return &s;
@@ -73,6 +77,8 @@ Result<std::vector<std::string>> Flags::parse(const std::vector<std::string>& ar
     }
     if (spec->value != nullptr) {
       *spec->value = v;
+    } else if (!spec->split) {
+      spec->list->push_back(v);
     } else {
       std::size_t start = 0;
       while (start <= v.size()) {

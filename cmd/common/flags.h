@@ -22,6 +22,8 @@ class Flags {
   void value(std::string name, char short_name, std::string* target, std::string help);
   void list(std::string name, char short_name, std::vector<std::string>* target, std::string help);  // repeatable, comma-split
   void boolean(std::string name, char short_name, bool* target, std::string help);
+  // Repeatable, each value kept whole (patches may contain commas).
+  void repeated(std::string name, char short_name, std::vector<std::string>* target, std::string help);
 
   // Positional arguments. Parsing stops at "--".
   Result<std::vector<std::string>> parse(const std::vector<std::string>& args);
@@ -36,6 +38,7 @@ class Flags {
     std::vector<std::string>* list = nullptr;
     bool* flag = nullptr;
     std::string help;
+    bool split = true;
   };
   const Spec* find(const std::string& name) const;
   const Spec* find(char short_name) const;

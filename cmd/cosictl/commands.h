@@ -17,6 +17,30 @@ struct GetOptions {
   bool watch = false;
 };
 
+struct GenConfigOptions {
+  std::string cluster_name;
+  std::string endpoint;  // https://host:port of the Kubernetes API
+  std::string with_secrets;
+  std::vector<std::string> patches;  // "@file" or inline YAML, each
+  std::vector<std::string> patches_control_plane;
+  std::vector<std::string> patches_worker;
+  std::string discovery_endpoint;
+  std::vector<std::string> output_types;  // controlplane, worker, talosconfig (default: all)
+  std::string output;                     // a directory, or the file when one type is asked for
+  bool force = false;
+};
+
+// Where the talosconfig commands read and write.
+struct ConfigOptions {
+  std::string talosconfig;  // --talosconfig; empty: $TALOSCONFIG, then ~/.talos/config
+  std::string context;      // --context; empty: the file's current context
+};
+
+Status run_gen_secrets(const std::string& output, bool force);
+Status run_gen_config(const GenConfigOptions& o);
+Status run_machineconfig_patch(const std::string& file, const std::vector<std::string>& patches, const std::string& output);
+Status run_config(const ConfigOptions& o, const std::vector<std::string>& args);
+
 Status run_version(const Connection& c);
 Status run_get(const Connection& c, const GetOptions& o);
 Status run_inspect_dependencies(const Connection& c);

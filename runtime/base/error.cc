@@ -19,6 +19,8 @@ std::string_view to_string(ErrorKind kind) {
     case ErrorKind::kUnimplemented: return "unimplemented";
     case ErrorKind::kDeadlineExceeded: return "deadline exceeded";
     case ErrorKind::kCancelled: return "cancelled";
+    case ErrorKind::kUnauthenticated: return "unauthenticated";
+    case ErrorKind::kFailedPrecondition: return "failed precondition";
     case ErrorKind::kInternal: return "internal";
   }
   return "unknown";

@@ -28,7 +28,9 @@ enum class ErrorKind {
   kUnimplemented,
   kDeadlineExceeded,
   kCancelled,
-  kInternal,
+  kUnauthenticated,     // the caller could not be identified (no or a bad certificate)
+  kFailedPrecondition,  // the node is not in a state to do this (e.g. maintenance mode)
+  kInternal,            // keep last
 };
 
 std::string_view to_string(ErrorKind kind);
