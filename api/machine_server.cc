@@ -2,6 +2,8 @@
 
 #include <sys/utsname.h>
 
+#include "api/status.h"
+
 namespace cosi::api {
 
 grpc::ServerUnaryReactor* MachineServer::Version(grpc::CallbackServerContext* ctx, const google::protobuf::Empty*,
@@ -21,6 +23,41 @@ grpc::ServerUnaryReactor* MachineServer::Version(grpc::CallbackServerContext* ct
   v->mutable_platform()->set_mode(node_.mode);
   v->mutable_features()->set_rbac(true);
   auto* reactor = ctx->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* MachineServer::ApplyConfiguration(grpc::CallbackServerContext* ctx,
+                                                            const machine::ApplyConfigurationRequest* req,
+                                                            machine::ApplyConfigurationResponse* resp) {
+  auto* reactor = ctx->DefaultReactor();
+  if (applier_ == nullptr) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this node does not take machine configs"));
+    return reactor;
+  }
+  using M = machine::ApplyConfigurationRequest;
+  ApplyMode mode = ApplyMode::kAuto;
+  switch (req->mode()) {
+    case M::REBOOT: mode = ApplyMode::kReboot; break;
+    case M::AUTO: mode = ApplyMode::kAuto; break;
+    case M::NO_REBOOT: mode = ApplyMode::kNoReboot; break;
+    case M::STAGED: mode = ApplyMode::kStaged; break;
+    case M::TRY: mode = ApplyMode::kTry; break;
+    default:
+      reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "mode " + std::to_string(req->mode()) + " is not a mode"));
+      return reactor;
+  }
+  auto outcome = applier_->apply({req->data(), mode, req->dry_run()});
+  if (!outcome.ok()) {
+    reactor->Finish(fail(ctx, outcome.error()));
+    return reactor;
+  }
+  auto* m = resp->add_messages();
+  m->mutable_metadata()->set_hostname(node_.hostname);
+  for (const auto& w : outcome->warnings) m->add_warnings(w);
+  static constexpr M::Mode kWire[] = {M::REBOOT, M::AUTO, M::NO_REBOOT, M::STAGED, M::TRY};
+  m->set_mode(kWire[static_cast<int>(outcome->mode)]);
+  m->set_mode_details(outcome->details);
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }

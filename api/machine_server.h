@@ -1,10 +1,13 @@
-// MachineServer: machine.MachineService — for now Version, which talosctl calls before every
-// `get` (and aborts on any error; its tag must be a semantic version).
+// MachineServer: machine.MachineService — Version, which talosctl calls before every `get`
+// (and aborts on any error; its tag must be a semantic version), and ApplyConfiguration, which
+// hands the document to the node's ConfigApplier (the API never acts on a config itself).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "machine.grpc.pb.h"
+#include "runtime/base/result.h"
 
 namespace cosi::api {
 
@@ -16,15 +19,40 @@ struct NodeInfo {
   std::string mode = "container";
 };
 
+enum class ApplyMode { kReboot, kAuto, kNoReboot, kStaged, kTry };
+
+struct ApplyRequest {
+  std::string document;
+  ApplyMode mode = ApplyMode::kAuto;
+  bool dry_run = false;
+};
+
+struct ApplyOutcome {
+  std::vector<std::string> warnings;
+  ApplyMode mode = ApplyMode::kAuto;  // the mode it was applied with
+  std::string details;                // a sentence for the user: what happened, or would
+};
+
+// Validates, persists and publishes a machine config. A rejected config changes nothing.
+class ConfigApplier {
+ public:
+  virtual ~ConfigApplier() = default;
+  virtual Result<ApplyOutcome> apply(const ApplyRequest& request) = 0;
+};
+
 class MachineServer final : public machine::MachineService::CallbackService {
  public:
-  explicit MachineServer(NodeInfo node) : node_(std::move(node)) {}
+  // `applier` may be null: ApplyConfiguration is then UNIMPLEMENTED.
+  explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr) : node_(std::move(node)), applier_(applier) {}
 
   grpc::ServerUnaryReactor* Version(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                     machine::VersionResponse* resp) override;
+  grpc::ServerUnaryReactor* ApplyConfiguration(grpc::CallbackServerContext* ctx, const machine::ApplyConfigurationRequest* req,
+                                               machine::ApplyConfigurationResponse* resp) override;
 
  private:
   const NodeInfo node_;
+  ConfigApplier* const applier_;
 };
 
 }  // namespace cosi::api

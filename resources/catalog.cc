@@ -8,6 +8,7 @@
 #include "resources/etcd/etcd_resources.h"
 #include "resources/k8s/k8s_resources.h"
 #include "resources/network/network_resources.h"
+#include "resources/secrets/secrets_resources.h"
 #include "runtime/resource/meta/namespace.h"
 
 namespace cosi::resources {
@@ -54,6 +55,7 @@ std::vector<ResourceDefinitionInput> inputs() {
       def(kKubePrismConfigType, kK8sNamespace, {{"Host", "{.host}"}, {"Port", "{.port}"}, {"Endpoints", "{.endpoints}"}}),
       def(kKubePrismStatusType, kK8sNamespace, {{"HOST", "{.host}"}, {"HEALTHY", "{.healthy}"}}),
       def(kMachineConfigType, kConfigNamespace, {}, sensitive),
+      def(kApiCertificatesType, kSecretsNamespace, {}, sensitive),
   };
 }
 
@@ -83,6 +85,7 @@ std::vector<std::pair<std::string, std::string>> namespaces() {
       {std::string(kEtcdNamespace), "etcd's configuration, membership and health."},
       {std::string(kNetworkNamespace), "Addresses, operators and shared VIPs."},
       {std::string(kK8sNamespace), "Kubernetes control-plane access: KubePrism."},
+      {std::string(kSecretsNamespace), "The node's certificates and keys."},
   };
 }
 
@@ -107,6 +110,7 @@ void register_types(ResourceTypes& types) {
   types.add<KubePrismConfigSpec>(kKubePrismConfigType);
   types.add<KubePrismStatusesSpec>(kKubePrismStatusType);
   types.add<MachineConfigSpec>(kMachineConfigType);
+  types.add<ApiCertificatesSpec>(kApiCertificatesType);
 }
 
 }  // namespace cosi::resources

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "api/auth/roles.h"
-#include "api/pki/certs.h"
+#include "resources/secrets/certs.h"
 
 namespace cosi::api::auth {
 

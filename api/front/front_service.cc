@@ -97,7 +97,7 @@ grpc::ServerGenericBidiReactor* FrontService::CreateReactor(grpc::GenericCallbac
     if (!config_.dial) return Error(ErrorKind::kFailedPrecondition, "cannot reach node " + node + ": " + config_.no_forwarding_reason);
     auto channel = config_.dial(node);
     if (!channel.ok()) return channel.error();
-    BackendCall call{*channel, passed_on(md), deadline};
+    BackendCall call{*channel, passed_on(md), deadline, node};
     for (const auto& role : caller->roles.names()) call.metadata.emplace(std::string(auth::kTalosRoleMetadata), role);
     return call;
   };

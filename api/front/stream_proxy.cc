@@ -20,7 +20,7 @@ class Rejection final : public grpc::ServerGenericBidiReactor {
 class StreamProxy final : public grpc::ServerGenericBidiReactor {
  public:
   StreamProxy(grpc::GenericCallbackServerContext* ctx, BackendCall call)
-      : ctx_(ctx), stub_(std::move(call.channel)), backend_(this) {
+      : ctx_(ctx), stub_(std::move(call.channel)), backend_(this), forwarded_to_(std::move(call.forwarded_to)) {
     for (const auto& [key, value] : call.metadata) client_ctx_.AddMetadata(key, value);
     if (call.deadline != std::chrono::system_clock::time_point::max()) client_ctx_.set_deadline(call.deadline);
     stub_.PrepareBidiStreamingCall(&client_ctx_, ctx->method(), grpc::StubOptions(), &backend_);
@@ -108,12 +108,20 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   }
 
   void backend_done(const grpc::Status& status) {
-    for (const auto& [key, value] : client_ctx_.GetServerTrailingMetadata()) {
+    const auto& trailers = client_ctx_.GetServerTrailingMetadata();
+    for (const auto& [key, value] : trailers) {
       std::string k(key.data(), key.size());
       if (k.starts_with("grpc-")) continue;
       ctx_->AddTrailingMetadata(k, std::string(value.data(), value.size()));
     }
-    Finish(status);
+    // No trailers at all: the status was made here, by a connection that failed.
+    if (!forwarded_to_.empty() && trailers.empty() &&
+        (status.error_code() == grpc::StatusCode::UNAVAILABLE || status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)) {
+      Finish(grpc::Status(status.error_code(),
+                          "node " + forwarded_to_ + " is unreachable from this node: " + status.error_message()));
+    } else {
+      Finish(status);
+    }
     unref();
   }
 
@@ -127,6 +135,7 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   Backend backend_;
   grpc::ByteBuffer from_caller_;
   grpc::ByteBuffer from_backend_;
+  const std::string forwarded_to_;
   std::atomic<int> refs_{2};  // the caller's call and the backend's
 
   std::mutex mu_;

@@ -21,6 +21,9 @@ struct BackendCall {
   std::shared_ptr<grpc::Channel> channel;
   std::multimap<std::string, std::string> metadata;
   std::chrono::system_clock::time_point deadline = std::chrono::system_clock::time_point::max();
+  // Set for calls forwarded to another node: a failure to reach it is reported as
+  // "node X is unreachable from this node: ..." rather than as the caller's own connection.
+  std::string forwarded_to;
 };
 
 // Starts relaying `ctx`'s call to `backend`. The returned reactor owns itself.

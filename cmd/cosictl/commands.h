@@ -36,6 +36,13 @@ struct ConfigOptions {
   std::string context;      // --context; empty: the file's current context
 };
 
+struct ApplyOptions {
+  std::string file;
+  std::string mode = "auto";
+  bool dry_run = false;
+};
+
+Status run_apply_config(const Connection& c, const ApplyOptions& o);
 Status run_gen_secrets(const std::string& output, bool force);
 Status run_gen_config(const GenConfigOptions& o);
 Status run_machineconfig_patch(const std::string& file, const std::vector<std::string>& patches, const std::string& output);

@@ -2,7 +2,7 @@
 // talosctl makes them.
 #include <cstdio>
 
-#include "api/pki/certs.h"
+#include "resources/secrets/certs.h"
 #include "cmd/cosictl/commands.h"
 #include "cmd/cosictl/output.h"
 #include "cmd/cosictl/talosconfig.h"

@@ -1,6 +1,14 @@
-// Connection: where cosictl's calls go — the endpoint it dials (host or host:port, port 50000
-// by default) and the nodes it names in the `node` metadata of each call (the endpoint's own
-// address when -n is not given). Every unary call has a deadline.
+// Connection: where cosictl's calls go and how they are secured.
+//
+//   endpoints  the node cosictl dials (host or host:port, port 50000 by default): -e, else the
+//              talosconfig context's, else (with --insecure) the first of -n
+//   nodes      what each call names in its `node` metadata: -n, else the context's, else the
+//              endpoint itself; the endpoint forwards calls for other nodes
+//   security   mutual TLS with the talosconfig context's CA and client certificate;
+//              --insecure: TLS without verifying the node and without a client certificate
+//              (maintenance mode), optionally pinning the node's key with --cert-fingerprint;
+//              no talosconfig anywhere: plaintext, for nodes run with --insecure-dev
+// Every unary call has a deadline.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -10,15 +18,23 @@
 #include <string>
 #include <vector>
 
-#include "api/host_port.h"
 #include "runtime/base/result.h"
 
 namespace cosi::cosictl {
 
+struct ConnectOptions {
+  std::vector<std::string> endpoints;
+  std::vector<std::string> nodes;
+  std::chrono::seconds timeout{10};
+  std::string talosconfig;  // --talosconfig
+  std::string context;      // --context
+  bool insecure = false;
+  std::string cert_fingerprint;
+};
+
 class Connection {
  public:
-  static Result<Connection> open(const std::vector<std::string>& endpoints, std::vector<std::string> nodes,
-                                 std::chrono::seconds timeout);
+  static Result<Connection> open(const ConnectOptions& options);
 
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   const std::vector<std::string>& nodes() const { return nodes_; }

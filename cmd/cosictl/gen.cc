@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "api/pki/secrets_bundle.h"
+#include "resources/secrets/secrets_bundle.h"
 #include "cmd/common/files.h"
 #include "cmd/cosictl/commands.h"
 #include "cmd/cosictl/talosconfig.h"

@@ -1,8 +1,8 @@
 // cosictl: the command line for cosi-cpp nodes, with talosctl's commands and output.
 //
-//   cosictl -e 127.0.7.1 -n 127.0.7.1 version
-//   cosictl -e 127.0.7.1 get members -o yaml
-//   cosictl -e 127.0.7.1 get rd
+//   cosictl gen config demo https://127.0.5.10:6443
+//   cosictl apply-config --insecure -n 127.0.5.10 -f controlplane.yaml
+//   cosictl --talosconfig ./talosconfig -e 127.0.5.10 -n 127.0.5.10 get members -o yaml
 //   cosictl -e 127.0.7.1 inspect dependencies | dot -Tpng > deps.png
 #include <cstdio>
 
@@ -16,12 +16,19 @@ using namespace cosi;
 constexpr const char* kUsage =
     "usage: cosictl [global flags] <command> [flags]\n"
     "\n"
-    "commands:\n"
+    "commands that talk to nodes:\n"
     "  version                          client and node versions\n"
     "  get <type|alias> [id]            resources (-o table|yaml|json, -w to watch, --namespace NS)\n"
+    "  apply-config -f FILE             send a machine config (--mode auto|no-reboot|reboot|staged, --dry-run)\n"
     "  inspect dependencies             the controller dependency graph as DOT\n"
+    "local commands:\n"
+    "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
+    "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR)\n"
+    "  machineconfig patch FILE --patch @P [-o OUT]   strategic-merge patch a config\n"
+    "  config merge FILE | endpoint A.. | node A.. | context NAME | contexts | info\n"
+    "                                   edit the talosconfig\n"
     "\n"
-    "global flags:\n";
+    "flags:\n";
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "cosictl: %s\n", message.c_str());
@@ -31,17 +38,37 @@ int fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> endpoints, nodes;
+  cosictl::ConnectOptions connect;
   std::string timeout = "10";
+  std::string output;
   bool help = false;
+  bool force = false;
   cosictl::GetOptions get;
+  cosictl::GenConfigOptions gen;
+  cosictl::ApplyOptions apply;
+  std::vector<std::string> patches;
   cmd::Flags flags;
-  flags.list("endpoints", 'e', &endpoints, "endpoint to dial: host or host:port (port 50000 by default)");
-  flags.list("nodes", 'n', &nodes, "nodes to target (sent as node metadata; default: the endpoint)");
+  flags.list("endpoints", 'e', &connect.endpoints, "endpoint to dial: host or host:port (port 50000 by default)");
+  flags.list("nodes", 'n', &connect.nodes, "nodes to target (sent as node metadata; default: the endpoint)");
+  flags.value("talosconfig", 0, &connect.talosconfig, "the client config (default $TALOSCONFIG, then ~/.talos/config)");
+  flags.value("context", 0, &connect.context, "the talosconfig context to use (default: its current one)");
+  flags.boolean("insecure", 'i', &connect.insecure, "TLS without verifying the node and without a client certificate (maintenance mode)");
+  flags.value("cert-fingerprint", 0, &connect.cert_fingerprint, "with --insecure: the node's certificate fingerprint to insist on");
   flags.value("timeout", 0, &timeout, "seconds before a call gives up (default 10)");
-  flags.value("output", 'o', &get.output, "get: table, yaml or json");
+  flags.value("output", 'o', &output, "get: table, yaml or json; gen, machineconfig patch: where to write");
   flags.value("namespace", 0, &get.ns, "get: the namespace (default: the type's)");
   flags.boolean("watch", 'w', &get.watch, "get: watch for changes");
+  flags.value("file", 'f', &apply.file, "apply-config: the machine config");
+  flags.value("mode", 'm', &apply.mode, "apply-config: auto (default), no-reboot, reboot, staged or try");
+  flags.boolean("dry-run", 0, &apply.dry_run, "apply-config: report what would change, change nothing");
+  flags.value("with-secrets", 0, &gen.with_secrets, "gen config: the secrets bundle to use (default: a new one)");
+  flags.repeated("config-patch", 0, &gen.patches, "gen config: a patch (@file or YAML) for every config");
+  flags.repeated("config-patch-control-plane", 0, &gen.patches_control_plane, "gen config: a patch for controlplane.yaml");
+  flags.repeated("config-patch-worker", 0, &gen.patches_worker, "gen config: a patch for worker.yaml");
+  flags.value("discovery-endpoint", 0, &gen.discovery_endpoint, "gen config: the discovery service URL (default: none)");
+  flags.list("output-types", 't', &gen.output_types, "gen config: controlplane, worker, talosconfig (default: all)");
+  flags.repeated("patch", 'p', &patches, "machineconfig patch: a patch (@file or YAML)");
+  flags.boolean("force", 0, &force, "gen: overwrite existing files");
   flags.boolean("help", 'h', &help, "this help");
   auto args = flags.parse(argc, argv);
   if (!args.ok()) return fail(args.error().message());
@@ -49,28 +76,50 @@ int main(int argc, char** argv) {
     std::printf("%s%s", kUsage, flags.usage().c_str());
     return help ? 0 : 1;
   }
-  int seconds = 0;
-  try {
-    seconds = std::stoi(timeout);
-  } catch (...) {
-    return fail("--timeout \"" + timeout + "\" is not a number of seconds");
-  }
-  if (seconds <= 0) return fail("--timeout must be at least 1 second");
-  auto connection = cosictl::Connection::open(endpoints, nodes, std::chrono::seconds(seconds));
-  if (!connection.ok()) return fail(connection.error().message());
+  const std::vector<std::string>& a = *args;
+  const std::string& command = a.front();
 
-  const std::string& command = args->front();
+  // Local commands: no node involved.
   Status result;
-  if (command == "version" && args->size() == 1) {
-    result = cosictl::run_version(*connection);
-  } else if (command == "get" && (args->size() == 2 || args->size() == 3)) {
-    get.type = (*args)[1];
-    if (args->size() == 3) get.id = (*args)[2];
-    result = cosictl::run_get(*connection, get);
-  } else if (command == "inspect" && args->size() == 2 && (*args)[1] == "dependencies") {
-    result = cosictl::run_inspect_dependencies(*connection);
+  if (command == "gen" && a.size() == 2 && a[1] == "secrets") {
+    result = cosictl::run_gen_secrets(output, force);
+  } else if (command == "gen" && a.size() == 4 && a[1] == "config") {
+    gen.cluster_name = a[2];
+    gen.endpoint = a[3];
+    gen.output = output;
+    gen.force = force;
+    result = cosictl::run_gen_config(gen);
+  } else if (command == "gen") {
+    return fail("gen: use `gen secrets` or `gen config NAME https://HOST:PORT`");
+  } else if (command == "machineconfig" && a.size() == 3 && a[1] == "patch") {
+    result = cosictl::run_machineconfig_patch(a[2], patches, output);
+  } else if (command == "config") {
+    result = cosictl::run_config({connect.talosconfig, connect.context}, {a.begin() + 1, a.end()});
   } else {
-    return fail("unknown command \"" + command + "\" or wrong arguments; cosictl --help lists them");
+    int seconds = 0;
+    try {
+      seconds = std::stoi(timeout);
+    } catch (...) {
+      return fail("--timeout \"" + timeout + "\" is not a number of seconds");
+    }
+    if (seconds <= 0) return fail("--timeout must be at least 1 second");
+    connect.timeout = std::chrono::seconds(seconds);
+    auto connection = cosictl::Connection::open(connect);
+    if (!connection.ok()) return fail(connection.error().message());
+    if (command == "version" && a.size() == 1) {
+      result = cosictl::run_version(*connection);
+    } else if (command == "get" && (a.size() == 2 || a.size() == 3)) {
+      get.type = a[1];
+      if (a.size() == 3) get.id = a[2];
+      if (!output.empty()) get.output = output;
+      result = cosictl::run_get(*connection, get);
+    } else if (command == "apply-config" && a.size() == 1) {
+      result = cosictl::run_apply_config(*connection, apply);
+    } else if (command == "inspect" && a.size() == 2 && a[1] == "dependencies") {
+      result = cosictl::run_inspect_dependencies(*connection);
+    } else {
+      return fail("unknown command \"" + command + "\" or wrong arguments; cosictl --help lists them");
+    }
   }
   if (!result.ok()) return fail(result.error().message());
   return 0;

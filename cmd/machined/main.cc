@@ -1,7 +1,9 @@
 // machined: the node agent. Starts the store, the controller runtime with the node's
-// controllers, the API (a view over the store) and the HTTP health/metrics endpoint, then
-// runs until SIGTERM or SIGINT.
+// controllers, the API (a view over the store, behind the authenticating front) and the HTTP
+// health/metrics endpoint, then runs until SIGTERM or SIGINT. Without a machine config in
+// --state-dir it starts in maintenance mode and waits for `cosictl apply-config --insecure`.
 //
+//   machined --listen 127.0.5.10:50000 --state-dir /tmp/cp1
 //   machined --insecure-dev --listen 127.0.7.1:50000 --state-dir /tmp/node1
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
@@ -15,8 +17,13 @@
 #include "api/inspect_server.h"
 #include "api/machine_server.h"
 #include "api/state_server.h"
+#include "api/trustd/trustd_client.h"
 #include "cmd/common/flags.h"
+#include "cmd/machined/api_listener.h"
+#include "cmd/machined/node_config.h"
+#include "cmd/machined/node_identity.h"
 #include "controllers/network/node_identity_controller.h"
+#include "controllers/secrets/api_certificate_controller.h"
 #include "resources/catalog.h"
 #include "runtime/controller/runtime.h"
 #include "runtime/exec/thread_pool.h"
@@ -35,6 +42,7 @@ struct Options {
   std::string state_dir = "/var/lib/machined";
   std::string state_socket;
   std::string metrics_listen;
+  std::string trustd_port = "50001";
   bool insecure_dev = false;
   bool help = false;
 };
@@ -55,12 +63,23 @@ Status publish_meta(State& state) {
   return {};
 }
 
-std::unique_ptr<grpc::Server> serve(const std::string& address, std::vector<grpc::Service*> services,
-                                    int* bound_port = nullptr) {
+// A server for `services`: on `address` (plaintext: the trusted unix socket), or with no
+// address at all, reached only through its in-process channel (the node's own services, behind
+// the front).
+std::unique_ptr<grpc::Server> serve(const std::string& address, std::vector<grpc::Service*> services) {
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), bound_port);
+  if (!address.empty()) builder.AddListeningPort(address, grpc::InsecureServerCredentials());
   for (auto* s : services) builder.RegisterService(s);
   return builder.BuildAndStart();
+}
+
+// Workers get their API certificate from a control plane's trustd.
+controllers::CertificateSigner trustd_signer() {
+  return [](const controllers::TrustdRequest& r) -> Result<controllers::IssuedCertificate> {
+    auto signed_cert = api::request_certificate({r.host, r.port}, r.token, r.csr_pem, r.ca_pem, std::chrono::seconds(5));
+    if (!signed_cert.ok()) return signed_cert.error();
+    return controllers::IssuedCertificate{signed_cert->ca, signed_cert->crt};
+  };
 }
 
 int run(const Options& o) {
@@ -70,11 +89,13 @@ int run(const Options& o) {
   if (node_ip == "0.0.0.0" || node_ip == "::") return fail("--listen is a wildcard: say which address is the node's with --node-ip");
   auto metrics = api::parse_host_port(o.metrics_listen.empty() ? listen->host + ":9100" : o.metrics_listen, 9100);
   if (!metrics.ok()) return fail("--metrics-listen " + metrics.error().message());
-  if (!o.insecure_dev) {
-    return fail("serving the API over TLS needs a machine config, which this build cannot apply yet; "
-                "run with --insecure-dev on loopback addresses");
+  int trustd_port = 0;
+  try {
+    trustd_port = std::stoi(o.trustd_port);
+  } catch (...) {
   }
-  if (!api::is_loopback(listen->host) || !api::is_loopback(metrics->host)) {
+  if (trustd_port < 1 || trustd_port > 65535) return fail("--trustd-port \"" + o.trustd_port + "\" is not a port number");
+  if (o.insecure_dev && (!api::is_loopback(listen->host) || !api::is_loopback(metrics->host))) {
     return fail("--insecure-dev serves plaintext gRPC and is refused unless every listen address is loopback (--listen " +
                 listen->to_string() + ", --metrics-listen " + metrics->to_string() + ")");
   }
@@ -108,17 +129,34 @@ int run(const Options& o) {
       !s.ok()) {
     return fail(s.error().to_string());
   }
+  if (auto s = runtime.add(std::make_unique<controllers::ApiCertificateController>(trustd_signer(), trustd_port)); !s.ok()) {
+    return fail(s.error().to_string());
+  }
+  auto node_id = machined::load_node_identity(state, o.state_dir);
+  if (!node_id.ok()) return fail(node_id.error().message());
+  machined::NodeConfig node_config(state, o.state_dir, log);
+  if (auto s = node_config.load(); !s.ok()) return fail(s.error().message());
   if (auto s = runtime.start(); !s.ok()) return fail(s.error().to_string());
 
   api::StateServer network_state(state, types, pool, {.writable = false});
   api::StateServer trusted_state(state, types, pool, {.writable = true});
-  api::MachineServer machine_service(api::NodeInfo{hostname});
+  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config);
   api::InspectServer inspect_service(runtime, hostname);
-  int port = 0;
-  auto server = serve(listen->to_string(), {&network_state, &machine_service, &inspect_service}, &port);
-  if (!server || port == 0) return fail("cannot listen on " + listen->to_string());
+  auto internal = serve("", {&network_state, &machine_service, &inspect_service});
+  if (!internal) return fail("cannot start the node's services");
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
   auto local = serve("unix:" + socket, {&trusted_state});
   if (!local) return fail("cannot listen on unix:" + socket);
+
+  machined::ApiListener api_listener(state, internal->InProcessChannel(args),
+                                     {.listen = *listen,
+                                      .trustd_port = trustd_port,
+                                      .self = {listen->host, node_ip, hostname},
+                                      .hostname = hostname,
+                                      .insecure_dev = o.insecure_dev},
+                                     log);
+  if (auto s = api_listener.start(); !s.ok()) return fail(s.error().message());
 
   std::atomic<bool> ready{true};
   auto http = api::HttpServer::start(
@@ -131,7 +169,9 @@ int run(const Options& o) {
         }}});
   if (!http.ok()) return fail(http.error().message());
 
-  log.info("machined ready", {{"api", listen->host + ":" + std::to_string(port)},
+  log.info("machined ready", {{"api", listen->to_string()},
+                              {"mode", api_listener.mode()},
+                              {"node_id", *node_id},
                               {"state_socket", socket},
                               {"metrics", metrics->host + ":" + std::to_string((*http)->port())},
                               {"node_ip", node_ip}});
@@ -146,7 +186,8 @@ int run(const Options& o) {
 
   ready = false;
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(5);
-  server->Shutdown(deadline);
+  api_listener.stop();
+  internal->Shutdown(deadline);
   local->Shutdown(deadline);
   (*http)->stop();
   if (auto s = runtime.stop(std::chrono::seconds(5)); !s.ok()) log.warn("stopping the runtime", {{"error", s.error().message()}});
@@ -174,7 +215,8 @@ int main(int argc, char** argv) {
   flags.value("state-dir", 0, &o.state_dir, "where the node keeps its state (default /var/lib/machined)");
   flags.value("state-socket", 0, &o.state_socket, "the trusted read-write API's unix socket (default STATE_DIR/machined.sock)");
   flags.value("metrics-listen", 0, &o.metrics_listen, "HTTP /metrics, /healthz, /readyz (default LISTEN_HOST:9100)");
-  flags.boolean("insecure-dev", 0, &o.insecure_dev, "plaintext gRPC; refused unless every listen address is loopback");
+  flags.value("trustd-port", 0, &o.trustd_port, "trustd's port on control planes, and where workers ask (default 50001)");
+  flags.boolean("insecure-dev", 0, &o.insecure_dev, "plaintext gRPC, every caller admin; refused unless every listen address is loopback");
   flags.boolean("help", 'h', &o.help, "this help");
   auto positional = flags.parse(argc, argv);
   if (!positional.ok()) return fail(positional.error().message() + "\n" + flags.usage());

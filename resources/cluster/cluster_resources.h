@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cluster.pb.h"
+#include "resources/config/config_resources.h"
 #include "resources/talos_yaml_style.h"
 #include "runtime/proto/proto_spec.h"
 
@@ -14,7 +15,6 @@ namespace cosi::resources {
 
 inline constexpr std::string_view kClusterNamespace = "cluster";
 inline constexpr std::string_view kClusterRawNamespace = "cluster-raw";
-inline constexpr std::string_view kConfigNamespace = "config";
 
 inline constexpr std::string_view kMemberType = "Members.cluster.talos.dev";
 inline constexpr std::string_view kAffiliateType = "Affiliates.cluster.talos.dev";

@@ -9,6 +9,8 @@
 
 namespace cosi::resources {
 
+inline constexpr std::string_view kConfigNamespace = "config";
+
 inline constexpr std::string_view kMachineConfigType = "MachineConfigs.config.talos.dev";
 inline constexpr std::string_view kMachineConfigId = "v1alpha1";
 

@@ -206,7 +206,7 @@ TEST_CASE("/metrics is the Prometheus text format; /healthz and /readyz answer",
   std::string metrics = http_get(node.ip(), 9100, "/metrics");
   REQUIRE_THAT(metrics, Catch::StartsWith("HTTP/1.1 200 OK\r\n"));
   std::string body = metrics.substr(metrics.find("\r\n\r\n") + 4);
-  const std::regex sample(R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? -?[0-9.e+Inf]+$)");
+  const std::regex sample(R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.]+([eE][-+]?[0-9]+)?|[-+]Inf|NaN)$)");
   const std::regex comment(R"(^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*$)");
   std::size_t samples = 0;
   std::size_t start = 0;

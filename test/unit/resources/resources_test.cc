@@ -29,7 +29,7 @@ std::string ip6(const char* text) {
 
 TEST_CASE("every definition is valid, unique and round-trips through the wire", "[resources]") {
   auto defs = definitions();
-  REQUIRE(defs.size() == 22);
+  REQUIRE(defs.size() == 23);
   std::set<std::string> ids;
   ResourceTypes types;
   register_types(types);
@@ -52,7 +52,7 @@ TEST_CASE("every definition is valid, unique and round-trips through the wire", 
   auto address = std::find_if(defs.begin(), defs.end(), [](auto& d) { return d.type == kAddressStatusType; });
   CHECK(address->aliases == std::vector<std::string>{"address", "addresses", "addressstatus", "as"});
   auto sensitive = std::count_if(defs.begin(), defs.end(), [](auto& d) { return d.sensitivity == Sensitivity::kSensitive; });
-  CHECK(sensitive == 3);  // DiscoveryConfigs, OperatorSpecs, MachineConfigs
+  CHECK(sensitive == 4);  // DiscoveryConfigs, OperatorSpecs, MachineConfigs, ApiCertificates
 }
 
 TEST_CASE("a member prints as Talos prints it", "[resources][yaml]") {

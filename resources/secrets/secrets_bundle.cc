@@ -1,4 +1,4 @@
-#include "api/pki/secrets_bundle.h"
+#include "resources/secrets/secrets_bundle.h"
 
 #include <openssl/rand.h>
 #include <yaml-cpp/yaml.h>

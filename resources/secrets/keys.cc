@@ -1,4 +1,4 @@
-#include "api/pki/keys.h"
+#include "resources/secrets/keys.h"
 
 #include <openssl/bio.h>
 #include <openssl/ec.h>

@@ -1,4 +1,4 @@
-#include "api/pki/certs.h"
+#include "resources/secrets/certs.h"
 
 #include <arpa/inet.h>
 #include <openssl/bio.h>

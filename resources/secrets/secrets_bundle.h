@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/pki/certs.h"
+#include "resources/secrets/certs.h"
 
 namespace cosi::pki {
 

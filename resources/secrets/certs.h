@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/pki/keys.h"
+#include "resources/secrets/keys.h"
 
 typedef struct x509_st X509;
 typedef struct X509_req_st X509_REQ;
