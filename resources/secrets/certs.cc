@@ -136,8 +136,8 @@ Result<Certificate> Certificate::issue(const Certificate& ca, const PrivateKey& 
   X509* x = X509_new();
   X509_set_version(x, 2);
   random_serial(x);
-  X509_gmtime_adj(X509_getm_notBefore(x), 0);
-  X509_gmtime_adj(X509_getm_notAfter(x), static_cast<long>(spec.validity.count()));
+  X509_gmtime_adj(X509_getm_notBefore(x), -static_cast<long>(spec.backdate.count()));
+  X509_gmtime_adj(X509_getm_notAfter(x), static_cast<long>((spec.validity - spec.backdate).count()));
   X509_set_pubkey(x, subject_key);
   set_name(X509_get_subject_name(x), spec.common_name, spec.organizations);
   X509_set_issuer_name(x, X509_get_subject_name(ca.get()));

@@ -35,6 +35,7 @@ struct CertificateSpec {
   std::vector<std::string> dns;  // DNS SANs
   Usage usage = Usage::kServer;
   std::chrono::seconds validity = kDay;
+  std::chrono::seconds backdate{0};  // not before = now - backdate (tests make expired ones)
 };
 
 class Certificate {
