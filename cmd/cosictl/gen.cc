@@ -138,10 +138,13 @@ Status run_gen_config(const GenConfigOptions& o) {
                    "--output-types: \"" + t + "\" is not one of controlplane, worker, talosconfig");
     }
   }
-  // One type and -o: -o is the file. Otherwise -o is the directory.
+  // One type and -o naming no directory: -o is the file (as talosctl has it). Otherwise -o is
+  // the directory.
+  std::error_code ec;
+  const bool output_is_file = types.size() == 1 && !o.output.empty() && !std::filesystem::is_directory(o.output, ec);
   auto path_of = [&](const std::string& type) {
     const std::string name = type == "talosconfig" ? "talosconfig" : type + ".yaml";
-    if (types.size() == 1 && !o.output.empty()) return o.output;
+    if (output_is_file) return o.output;
     return o.output.empty() ? name : (std::filesystem::path(o.output) / name).string();
   };
   for (const auto& t : types) {

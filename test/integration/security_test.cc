@@ -3,6 +3,7 @@
 // bad callers change nothing; config and identity survive a restart; a worker gets its
 // certificate from the control plane's trustd.
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,7 @@
 #include <regex>
 #include <sstream>
 
+#include "runtime/base/base64.h"
 #include "test/support/process.h"
 
 namespace cosi::testing {
@@ -135,6 +137,38 @@ TEST_CASE("maintenance mode, apply-config --insecure, then mutual TLS only", "[s
   auto identity = cosictl({"--talosconfig", talosconfig, "-e", ip, "-n", ip, "get", "identities", "-o", "yaml"});
   REQUIRE(identity.status == 0);
   CHECK_THAT(identity.out, Contains("nodeId: "));
+}
+
+TEST_CASE("Talos's own files work: a talosctl-made config, a talosconfig with Talos's key label", "[security]") {
+  Scratch s("talos");
+  const std::string ip = "127.22.0.13";
+  Machined cp(ip, s.path("cp"), "cp-1");
+  cp.fingerprint();
+  const char* fixture = std::getenv("COSI_TALOSCTL_CONFIG");
+  REQUIRE(fixture != nullptr);
+  auto applied = cosictl({"apply-config", "--insecure", "-n", ip, "-f", fixture});
+  REQUIRE(applied.status == 0);
+  CHECK_THAT(applied.err, Contains("warning: line "));
+  CHECK_THAT(applied.err, Contains("machine.kubelet: a Talos key machined does not act on"));
+  REQUIRE(cp.wait_for("mode=secure").has_value());
+
+  // The talosconfig key as talosctl labels it.
+  Scratch other("talos-label");
+  const std::string ip2 = "127.22.0.14";
+  REQUIRE(cosictl({"gen", "config", "demo", "https://" + ip2 + ":6443", "-o", other.dir.string()}).status == 0);
+  Machined node(ip2, other.path("cp"), "cp-2");
+  node.fingerprint();
+  REQUIRE(cosictl({"apply-config", "--insecure", "-n", ip2, "-f", other.path("controlplane.yaml")}).status == 0);
+  REQUIRE(node.wait_for("mode=secure").has_value());
+  YAML::Node tc = YAML::LoadFile(other.path("talosconfig"));
+  std::string key = *base64_decode(tc["contexts"]["demo"]["key"].as<std::string>());
+  key.replace(key.find("BEGIN PRIVATE KEY"), 17, "BEGIN ED25519 PRIVATE KEY");
+  key.replace(key.find("END PRIVATE KEY"), 15, "END ED25519 PRIVATE KEY");
+  tc["contexts"]["demo"]["key"] = base64_encode(key);
+  std::ofstream(other.path("talosconfig-talos")) << YAML::Dump(tc) << "\n";
+  auto r = cosictl({"--talosconfig", other.path("talosconfig-talos"), "-n", ip2, "get", "rd"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("ResourceDefinition"));
 }
 
 TEST_CASE("a config that does not validate is INVALID_ARGUMENT naming its path and changes nothing", "[security]") {
