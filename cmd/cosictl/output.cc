@@ -10,6 +10,7 @@
 #include "cmd/cosictl/jsonpath.h"
 #include "cmd/cosictl/yaml_json.h"
 #include "runtime/proto/yaml_render.h"
+#include "resources/config/yaml_reader.h"
 
 namespace cosi::cosictl {
 namespace {
@@ -87,7 +88,7 @@ class TablePrinter final : public Printer {
     row.insert(row.end(), {md.namespace_(), definition_.display_type, md.id(), md.version()});
     YAML::Node spec;
     try {
-      spec = YAML::Load(r.spec().yaml_spec());
+      spec = config::load_yaml_document(r.spec().yaml_spec());
     } catch (const YAML::Exception& e) {
       return Error(ErrorKind::kInvalidArgument, "the server sent a spec that is not YAML: " + std::string(e.what()));
     }
@@ -134,7 +135,7 @@ class JsonPrinter final : public Printer {
   Status print(const std::string& node, const cosi::resource::Resource& r, std::optional<EventType> event) override {
     YAML::Node doc;
     try {
-      doc = YAML::Load(document(node, r, watching_ ? event : std::nullopt));
+      doc = config::load_yaml_document(document(node, r, watching_ ? event : std::nullopt));
     } catch (const YAML::Exception& e) {
       return Error(ErrorKind::kInvalidArgument, "the server sent a spec that is not YAML: " + std::string(e.what()));
     }

@@ -6,6 +6,7 @@
 
 #include "cmd/common/files.h"
 #include "runtime/base/base64.h"
+#include "resources/config/yaml_reader.h"
 
 namespace cosi::cosictl {
 
@@ -16,13 +17,35 @@ Error invalid(const YAML::Node& at, const std::string& path, const std::string& 
                "talosconfig line " + std::to_string(at.Mark().line + 1) + ": " + path + ": " + what);
 }
 
+// Names, endpoints and nodes are printable text (the reader has checked UTF-8): control
+// characters would not survive a rewrite of the file, and can only be a corrupted file.
+bool printable(const std::string& s) {
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+
+Result<std::string> read_text(const YAML::Node& node, const std::string& path) {
+  if (!node.IsScalar()) return invalid(node, path, "expected a string");
+  if (!printable(node.Scalar())) return invalid(node, path, "contains control characters");
+  return node.Scalar();
+}
+
+// Values read, aliases counted each time: a few aliases can make a file of billions.
+constexpr size_t kMaxValues = 100000;
+thread_local size_t values_read = 0;
+
 Result<std::vector<std::string>> read_list(const YAML::Node& node, const std::string& path) {
   std::vector<std::string> out;
   if (!node || node.IsNull()) return out;
   if (!node.IsSequence()) return invalid(node, path, "expected a list of strings");
+  if ((values_read += node.size()) > kMaxValues) return invalid(node, path, "the file is too large (aliases counted)");
   for (size_t i = 0; i < node.size(); ++i) {
-    if (!node[i].IsScalar()) return invalid(node[i], path + "[" + std::to_string(i) + "]", "expected a string");
-    out.push_back(node[i].Scalar());
+    auto text = read_text(node[i], path + "[" + std::to_string(i) + "]");
+    if (!text.ok()) return text.error();
+    out.push_back(std::move(*text));
   }
   return out;
 }
@@ -82,7 +105,8 @@ Result<const TalosContext*> TalosConfig::find(const std::string& name) const {
 
 Result<TalosConfig> parse_talosconfig(std::string_view yaml) {
   try {
-    YAML::Node doc = YAML::Load(std::string(yaml));
+    values_read = 0;
+    YAML::Node doc = config::load_yaml_document(yaml);
     TalosConfig out;
     if (doc.IsNull()) return out;
     if (!doc.IsMap()) return invalid(doc, "(document)", "expected a mapping");
@@ -91,13 +115,19 @@ Result<TalosConfig> parse_talosconfig(std::string_view yaml) {
       const std::string key = kv.first.Scalar();
       if (key == "context") {
         if (!kv.second.IsScalar() && !kv.second.IsNull()) return invalid(kv.second, key, "expected a string");
-        out.context = kv.second.IsScalar() ? kv.second.Scalar() : "";
+        if (kv.second.IsScalar()) {
+          auto text = read_text(kv.second, key);
+          if (!text.ok()) return text.error();
+          out.context = std::move(*text);
+        }
       } else if (key == "contexts") {
         if (kv.second.IsNull()) continue;
         if (!kv.second.IsMap()) return invalid(kv.second, key, "expected a mapping of context names");
         for (const auto& c : kv.second) {
           if (!c.first.IsScalar()) return invalid(c.first, key, "a context name must be a string");
-          const std::string name = c.first.Scalar();
+          auto text = read_text(c.first, key);
+          if (!text.ok()) return text.error();
+          const std::string name = std::move(*text);
           if (out.contexts.contains(name)) return invalid(c.first, "contexts." + name, "defined twice");
           auto ctx = read_context(c.second, "contexts." + name);
           if (!ctx.ok()) return ctx.error();

@@ -6,6 +6,7 @@
 #include "cmd/common/files.h"
 #include "resources/cluster/cluster_resources.h"
 #include "runtime/state/state_ops.h"
+#include "resources/config/yaml_reader.h"
 
 namespace cosi::machined {
 
@@ -40,7 +41,7 @@ Result<std::string> load_node_identity(State& state, const std::string& state_di
   auto text = cmd::read_file(path);
   if (text.ok()) {
     try {
-      YAML::Node doc = YAML::Load(*text);
+      YAML::Node doc = config::load_yaml_document(*text);
       if (doc.IsMap() && doc["nodeId"] && doc["nodeId"].IsScalar()) id = doc["nodeId"].Scalar();
     } catch (const YAML::Exception&) {
     }

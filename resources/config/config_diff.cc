@@ -1,4 +1,5 @@
 #include "resources/config/config_diff.h"
+#include "resources/config/yaml_reader.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,35 +17,57 @@ bool is_secret(const std::string& path) {
          last == "bootstraptoken";
 }
 
-void flatten(const YAML::Node& node, const std::string& path, Leaves& out) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map:
-      if (node.size() == 0) out[path] = "{}";
-      for (const auto& kv : node) {
-        const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-        flatten(kv.second, path.empty() ? key : path + "." + key, out);
-      }
-      break;
-    case YAML::NodeType::Sequence:
-      if (node.size() == 0) out[path] = "[]";
-      for (size_t i = 0; i < node.size(); ++i) flatten(node[i], path + "[" + std::to_string(i) + "]", out);
-      break;
-    case YAML::NodeType::Scalar:
-      out[path] = "\"" + node.Scalar() + "\"";
-      break;
-    default:
-      out[path] = "null";
+// What a comparison may hold, aliases counted each time they are expanded: leaves, and bytes
+// of their paths and values (deep nesting makes long paths).
+constexpr size_t kMaxLeaves = 100000;
+constexpr size_t kMaxBytes = 16 << 20;
+
+struct Flattener {
+  Leaves out;
+  size_t bytes = 0;
+  bool truncated = false;
+
+  void leaf(const std::string& path, std::string value) {
+    if (out.size() >= kMaxLeaves || bytes + path.size() + value.size() > kMaxBytes) {
+      truncated = true;
+      return;
+    }
+    bytes += path.size() + value.size();
+    out[path] = std::move(value);
   }
-}
+
+  void flatten(const YAML::Node& node, const std::string& path) {
+    if (truncated) return;
+    switch (node.Type()) {
+      case YAML::NodeType::Map:
+        if (node.size() == 0) leaf(path, "{}");
+        for (const auto& kv : node) {
+          const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+          flatten(kv.second, path.empty() ? key : path + "." + key);
+        }
+        break;
+      case YAML::NodeType::Sequence:
+        if (node.size() == 0) leaf(path, "[]");
+        for (size_t i = 0; i < node.size() && !truncated; ++i) flatten(node[i], path + "[" + std::to_string(i) + "]");
+        break;
+      case YAML::NodeType::Scalar:
+        leaf(path, "\"" + node.Scalar() + "\"");
+        break;
+      default:
+        leaf(path, "null");
+    }
+  }
+};
 
 Leaves leaves_of(std::string_view text) {
-  Leaves out;
+  Flattener f;
   try {
-    auto docs = YAML::LoadAll(std::string(text));
-    for (size_t i = 0; i < docs.size(); ++i) flatten(docs[i], docs.size() > 1 ? "#" + std::to_string(i) : "", out);
+    auto docs = load_yaml_documents(text);
+    for (size_t i = 0; i < docs.size(); ++i) f.flatten(docs[i], docs.size() > 1 ? "#" + std::to_string(i) : "");
   } catch (const YAML::Exception&) {
   }
-  return out;
+  if (f.truncated) f.out["~"] = "(too large to compare)";
+  return std::move(f.out);
 }
 
 }  // namespace

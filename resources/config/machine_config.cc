@@ -8,6 +8,7 @@
 
 #include "resources/config/v1alpha1_schema.h"
 #include "runtime/base/base64.h"
+#include "resources/config/yaml_reader.h"
 
 namespace cosi::config {
 
@@ -98,7 +99,14 @@ std::string quoted(const std::string& s) {
 // keys not acted on are collected as warnings (one per schema path).
 class SchemaWalk {
  public:
+  // Values visited, aliases counted each time: a few aliases can make a document of billions.
+  static constexpr size_t kMaxValues = 100000;
+
   Status walk_struct(const YAML::Node& map, const std::string& schema_path, const std::string& path, bool ignored) {
+    if (++visited_ > kMaxValues) {
+      return invalid(map, path.empty() ? "(document)" : path,
+                     "the document is too large (more than " + std::to_string(kMaxValues) + " values, aliases counted)");
+    }
     if (!map.IsMap()) return invalid(map, path.empty() ? "(document)" : path, std::string("expected a mapping, got ") + std::string(kind_name(map)));
     std::set<std::string> seen;
     for (const auto& kv : map) {
@@ -128,6 +136,10 @@ class SchemaWalk {
  private:
   Status walk_value(const YAML::Node& value, const SchemaKey& def, const std::string& path, bool ignored) {
     if (value.IsNull()) return {};
+    visited_ += value.IsSequence() || value.IsMap() ? value.size() : 1;
+    if (visited_ > kMaxValues) {
+      return invalid(value, path, "the document is too large (more than " + std::to_string(kMaxValues) + " values, aliases counted)");
+    }
     const std::string schema_path(def.path);
     switch (def.shape) {
       case KeyShape::kScalar:
@@ -175,6 +187,7 @@ class SchemaWalk {
 
   std::set<std::string> warned_;
   std::vector<std::string> warnings_;
+  size_t visited_ = 0;
 };
 
 // Typed reads of the acted-on keys. `node` may be undefined (key absent) or null (`key:`).
@@ -472,7 +485,7 @@ Result<Url> parse_url(std::string_view text) {
 Result<LoadedConfig> parse_machine_config(std::string_view yaml) {
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(std::string(yaml));
+    docs = load_yaml_documents(yaml);
   } catch (const YAML::Exception& e) {
     return Error(ErrorKind::kInvalidArgument,
                  "line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);

@@ -1,14 +1,43 @@
 #include "resources/config/patch.h"
+#include "resources/config/yaml_reader.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace cosi::config {
 
 namespace {
 
 constexpr std::string_view kDirective = "$patch";
+
+// Values and scalar bytes a merge may read or produce, aliases counted each time they are
+// expanded (yaml-cpp expands them when it copies or writes a document).
+constexpr size_t kMaxValues = 100000;
+constexpr size_t kMaxBytes = 16 << 20;
+struct TooLarge {};
+thread_local size_t produced = 0;
+thread_local size_t produced_bytes = 0;
+
+void count(const YAML::Node& node) {
+  if (++produced > kMaxValues) throw TooLarge{};
+  if (node.IsScalar() && (produced_bytes += node.Scalar().size()) > kMaxBytes) throw TooLarge{};
+}
+
+// Throws TooLarge when `node` expands beyond the budget.
+void measure(const YAML::Node& node) {
+  count(node);
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      measure(kv.first);
+      measure(kv.second);
+    }
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) measure(item);
+  }
+}
 
 bool is_delete(const YAML::Node& node) {
   return node.IsMap() && node[std::string(kDirective)] && node[std::string(kDirective)].IsScalar() &&
@@ -59,29 +88,36 @@ YAML::Node merged_lists(const YAML::Node& base, const YAML::Node& patch) {
     for (const auto& item : patch) out.push_back(merged(YAML::Node(YAML::NodeType::Null), item));
     return out;
   }
-  auto find = [&](const YAML::Node& list, const std::string& name) -> std::optional<YAML::Node> {
-    for (const auto& item : list) {
-      if (item[*key].Scalar() == name) return item;
-    }
-    return std::nullopt;
-  };
+  // The last patch item of each name wins, as a later key would in a mapping.
+  std::unordered_map<std::string, YAML::Node> changes;
+  for (const auto& item : patch) {
+    const std::string name = item[*key].Scalar();
+    changes.erase(name);  // never assign one YAML::Node to another: that rewrites what it refers to
+    changes.emplace(name, static_cast<const YAML::Node&>(item));
+  }
+  std::unordered_set<std::string> in_base;
   for (const auto& item : base) {
-    auto change = find(patch, item[*key].Scalar());
-    if (!change) {
+    const std::string name = item[*key].Scalar();
+    in_base.insert(name);
+    auto change = changes.find(name);
+    if (change == changes.end()) {
       out.push_back(YAML::Clone(item));
-    } else if (!is_delete(*change)) {
-      out.push_back(merged(item, *change));
+    } else if (!is_delete(change->second)) {
+      out.push_back(merged(item, change->second));
     }
   }
   for (const auto& item : patch) {
-    if (find(base, item[*key].Scalar()) || is_delete(item)) continue;
-    out.push_back(merged(YAML::Node(YAML::NodeType::Null), item));
+    const std::string name = item[*key].Scalar();
+    if (in_base.contains(name) || is_delete(item)) continue;
+    in_base.insert(name);  // a name given twice in the patch is added once, its last version
+    out.push_back(merged(YAML::Node(YAML::NodeType::Null), changes.at(name)));
   }
   return out;
 }
 
 // A new node: `patch` merged over `base` (neither is modified).
 YAML::Node merged(const YAML::Node& base, const YAML::Node& patch) {
+  count(patch);
   if (base.IsMap() && patch.IsMap()) return merged_maps(base, patch);
   if (base.IsSequence() && patch.IsSequence()) return merged_lists(base, patch);
   if (patch.IsMap()) return merged_maps(YAML::Node(YAML::NodeType::Map), patch);  // drops stray directives
@@ -101,7 +137,7 @@ bool same_document(const YAML::Node& a, const YAML::Node& b) {
 
 Result<std::vector<YAML::Node>> load(std::string_view text, const char* what) {
   try {
-    return YAML::LoadAll(std::string(text));
+    return load_yaml_documents(text);
   } catch (const YAML::Exception& e) {
     return Error(ErrorKind::kInvalidArgument,
                  std::string(what) + " line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
@@ -116,6 +152,12 @@ Result<std::string> apply_patch(std::string_view config, std::string_view patch)
   auto patches = load(patch, "patch");
   if (!patches.ok()) return patches.error();
   try {
+    // Both inputs within the budget as written, then the result as built.
+    for (const auto* docs_of : {&*docs, &*patches}) {
+      produced = produced_bytes = 0;
+      for (const auto& d : *docs_of) measure(d);
+    }
+    produced = produced_bytes = 0;
     for (const auto& p : *patches) {
       if (p.IsNull()) continue;
       const std::string line = std::to_string(p.Mark().line + 1);
@@ -144,6 +186,9 @@ Result<std::string> apply_patch(std::string_view config, std::string_view patch)
     return text;
   } catch (const YAML::Exception& e) {
     return Error(ErrorKind::kInvalidArgument, "patch line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const TooLarge&) {
+    return Error(ErrorKind::kInvalidArgument,
+                 "the patched config would be too large (more than " + std::to_string(kMaxValues) + " values, aliases counted)");
   }
 }
 

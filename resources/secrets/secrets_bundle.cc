@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "runtime/base/base64.h"
+#include "resources/config/yaml_reader.h"
 
 namespace cosi::pki {
 
@@ -110,7 +111,7 @@ SecretsBundle SecretsBundle::generate() {
 Result<SecretsBundle> SecretsBundle::parse(std::string_view yaml) {
   YAML::Node doc;
   try {
-    doc = YAML::Load(std::string(yaml));
+    doc = config::load_yaml_document(yaml);
   } catch (const YAML::Exception& e) {
     return Error(ErrorKind::kInvalidArgument, "secrets line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }

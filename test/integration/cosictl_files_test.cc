@@ -200,6 +200,16 @@ TEST_CASE("talosconfig files: Talos's key label is read, unknown keys are errors
   auto not_base64 = cosictl::parse_talosconfig("contexts:\n  a:\n    ca: \"%%%\"\n");
   REQUIRE_FALSE(not_base64.ok());
   CHECK_THAT(not_base64.error().message(), Contains("contexts.a.ca: is not base64"));
+  // Names and addresses are printable UTF-8 (found by the fuzzer: a NUL in a context name did
+  // not survive a rewrite).
+  auto control = cosictl::parse_talosconfig(std::string("contexts:\n  \"a\\0b\": {}\n"));
+  REQUIRE_FALSE(control.ok());
+  CHECK_THAT(control.error().message(), Contains("contexts: contains control characters"));
+  auto latin1 = cosictl::parse_talosconfig("context: a\ncontexts:\n  a:\n    endpoints: [\"caf\xe9\"]\n");
+  REQUIRE_FALSE(latin1.ok());
+  CHECK_THAT(latin1.error().message(), Contains("talosconfig line 4: not valid YAML: not UTF-8"));
+  auto unicode = cosictl::parse_talosconfig("context: \"caf\xc3\xa9\"\ncontexts:\n  \"caf\xc3\xa9\": {}\n");
+  REQUIRE(unicode.ok());
   // Round trip.
   auto text = cosictl::render_talosconfig(*ok);
   auto back = cosictl::parse_talosconfig(text);

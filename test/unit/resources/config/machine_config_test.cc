@@ -235,3 +235,24 @@ TEST_CASE("describe_changes lists changed leaves and hides secrets", "[config]")
   CHECK(changes[2] == "~ machine.token: (secret) -> (secret)");
   CHECK(describe_changes(sample(), sample()).empty());
 }
+
+TEST_CASE("alias bombs are refused, not expanded", "[config]") {
+  // 400 interfaces, each with the same 400 VLANs: small text, 160,000 values to walk.
+  std::string vlans = "vlans: [&v {vlanId: 1}";
+  for (int i = 1; i < 400; ++i) vlans += ", *v";
+  std::string interfaces = "    interfaces: [&i {interface: eth0, " + vlans + "]}";
+  for (int i = 1; i < 400; ++i) interfaces += ", *i";
+  auto r = parse_machine_config(sample("  network:\n" + interfaces + "]\n"));
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Contains("too large"));
+
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  auto d = describe_changes("", bomb);
+  CHECK(d.size() <= 100001);
+  CHECK(d.back() == "+ ~: (too large to compare)");
+}

@@ -96,3 +96,25 @@ TEST_CASE("bad patches are refused with the patch's line", "[patch]") {
   REQUIRE_FALSE(scalar.ok());
   CHECK_THAT(scalar.error().message(), Contains("expected a mapping"));
 }
+
+TEST_CASE("a patch that would expand aliases without end is refused", "[patch]") {
+  std::string bomb = "machine:\n  a0: &a0 {x: 1, y: 2, z: 3, w: 4, v: 5, u: 6, t: 7, s: 8, r: 9, q: 10}\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " {";
+    for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "k" + std::to_string(k) + ": *a" + std::to_string(i - 1);
+    bomb += "}\n";
+  }
+  auto r = apply_patch(kBase, bomb);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Contains("too large"));
+}
+
+TEST_CASE("a name given twice in a patch is merged once, the last one winning", "[patch]") {
+  auto doc = patched(kBase,
+                     "machine:\n  network:\n    interfaces:\n"
+                     "      - interface: eth9\n        mtu: 1\n"
+                     "      - interface: eth9\n        mtu: 2\n");
+  auto nics = doc["machine"]["network"]["interfaces"];
+  REQUIRE(nics.size() == 3);
+  CHECK(nics[2]["mtu"].as<int>() == 2);
+}
