@@ -8,6 +8,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev libssl-dev libnl-3-dev libnl-route-3-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()
