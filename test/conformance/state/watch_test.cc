@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 
 #include "runtime/resource/tombstone.h"
 #include "runtime/state/state_ops.h"
@@ -228,14 +230,19 @@ TEST_CASE("a cancelled watch delivers nothing", "[watch]") {
 }
 
 TEST_CASE("set_notify is called when events arrive", "[watch]") {
+  // A remote watch may wake a waiter before it calls the notifier, so wait for the call.
+  // (Declared before the watch, which may call the notifier until it is destroyed.)
+  std::promise<void> notified;
+  std::atomic<bool> first{true};
   auto s = make_state_under_test();
   auto watch = *s.state->watch_kind(kTestKind);
-  std::atomic<int> calls{0};
-  watch->set_notify([&] { ++calls; });
+  watch->set_notify([&] {
+    if (first.exchange(false)) notified.set_value();
+  });
   REQUIRE(s.state->create(test_resource("a"), {"o"}).ok());
   auto events = take(*watch, 1);
   REQUIRE(events.size() == 1);
-  CHECK(calls.load() >= 1);
+  CHECK(notified.get_future().wait_for(std::chrono::seconds(5)) == std::future_status::ready);
 }
 
 }  // namespace
