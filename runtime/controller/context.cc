@@ -14,12 +14,13 @@ Result<std::vector<ResourcePtr>> ControllerReader::list(const Kind& kind, const 
 
 ControllerContext::ControllerContext(State& state, std::shared_ptr<const AccessRules> rules,
                                      const Clock& clock, Logger logger, InputsUpdater update_inputs,
-                                     bool track_writes)
+                                     bool track_writes, Waker waker)
     : ControllerReader(state, std::move(rules)),
       clock_(clock),
       logger_(std::move(logger)),
       update_inputs_(std::move(update_inputs)),
-      track_writes_(track_writes) {}
+      track_writes_(track_writes),
+      waker_(std::move(waker)) {}
 
 void ControllerContext::touch(const ResourcePtr& r) {
   if (track_writes_) touched_.insert(r->metadata().pointer());

@@ -59,11 +59,15 @@ class ControllerContext : public ControllerReader {
  public:
   // Called by update_inputs(); the runtime re-routes events and checks the new list.
   using InputsUpdater = std::function<Status(std::vector<Input>)>;
+  // Asks for another pass of this controller. Safe from any thread, at any time, also after
+  // the runtime has stopped (then it does nothing).
+  using Waker = std::function<void()>;
 
   // `track_writes`: remember the outputs written in the pass (whole-set controllers, whose
   // untouched outputs the runtime cleans up).
   ControllerContext(State& state, std::shared_ptr<const AccessRules> rules, const Clock& clock,
-                    Logger logger, InputsUpdater update_inputs = {}, bool track_writes = true);
+                    Logger logger, InputsUpdater update_inputs = {}, bool track_writes = true,
+                    Waker waker = {});
   virtual ~ControllerContext() = default;
 
   Result<ResourcePtr> create(ResourcePtr resource);
@@ -94,6 +98,11 @@ class ControllerContext : public ControllerReader {
   // Replaces the controller's inputs from the next event on.
   Status update_inputs(std::vector<Input> inputs);
 
+  // For a controller that owns an outside source of changes (a stream from another service):
+  // keep the waker and call it when the source has news. Whole-set controllers only; empty
+  // for the others.
+  const Waker& waker() const { return waker_; }
+
   SteadyTime now() const { return clock_.now(); }
   const Logger& log() const { return logger_; }
 
@@ -107,6 +116,7 @@ class ControllerContext : public ControllerReader {
   Logger logger_;
   InputsUpdater update_inputs_;
   bool track_writes_;
+  Waker waker_;
   std::set<Pointer> touched_;
 };
 

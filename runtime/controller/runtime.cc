@@ -238,8 +238,16 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
       core.metrics->active.set(1);
     }
     const SteadyTime start = clock.now();
-    ControllerContext ctx(state, rules, clock, core.log,
-                          [this, c = &core](std::vector<Input> inputs) { return update_inputs(*c, std::move(inputs)); });
+    std::weak_ptr<Impl> weak = weak_from_this();
+    ControllerContext ctx(
+        state, rules, clock, core.log,
+        [this, c = &core](std::vector<Input> inputs) { return update_inputs(*c, std::move(inputs)); },
+        /*track_writes=*/true, [weak, c = &core] {
+          auto self = weak.lock();
+          if (!self) return;
+          std::lock_guard lock(self->mu);
+          self->wake(*c);
+        });
     Outcome outcome = invoke(core, [&] { return core.whole->reconcile(ctx); });
     if (outcome.result.ok()) {
       if (auto s = clean_up(core, ctx.touched()); !s.ok()) outcome.result = ReconcileResult::retry(s.error());

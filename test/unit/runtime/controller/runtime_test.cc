@@ -252,5 +252,30 @@ TEST_CASE("metrics carry controller-runtime's names", "[runtime]") {
   }
 }
 
+TEST_CASE("a waker asks for another pass from outside, and does nothing once the runtime is gone", "[runtime]") {
+  ControllerContext::Waker waker;
+  {
+    Harness h;
+    auto c = std::make_unique<Scripted>("Source", std::vector<Input>{}, std::vector<Output>{}, [&](ControllerContext& ctx) {
+      waker = ctx.waker();
+      return ReconcileResult::done();
+    });
+    auto* raw = c.get();
+    REQUIRE_OK(h.add(std::move(c)));
+    REQUIRE_OK(h.start());
+    h.run_until_idle();
+    REQUIRE(raw->passes == 1);
+    REQUIRE(waker);
+    waker();
+    waker();  // woken twice before it runs: one pass
+    h.run_until_idle();
+    CHECK(raw->passes == 2);
+    std::thread([&] { waker(); }).join();  // from another thread
+    h.run_until_idle();
+    CHECK(raw->passes == 3);
+  }
+  waker();  // the runtime is gone
+}
+
 }  // namespace
 }  // namespace cosi::testing
