@@ -50,6 +50,7 @@ std::vector<ResourceDefinitionInput> inputs() {
           {{"IP", "{.ip}"}, {"Link", "{.linkName}"}, {"Holder", "{.holder}"}, {"Held Here", "{.heldByThisNode}"}}),
       def(kHostnameStatusType, kNetworkNamespace, {{"Hostname", "{.hostname}"}, {"Domainname", "{.domainname}"}}),
       def(kNodeAddressType, kNetworkNamespace, {{"Addresses", "{.addresses}"}}),
+      def(kEndpointType, kControlPlaneNamespace, {{"Addresses", "{.addresses}"}}),
       def(kKubePrismEndpointsType, kK8sNamespace,
           {{"Hosts", "{.endpoints[*].host}"}, {"Ports", "{.endpoints[*].port}"}}),
       def(kKubePrismConfigType, kK8sNamespace, {{"Host", "{.host}"}, {"Port", "{.port}"}, {"Endpoints", "{.endpoints}"}}),
@@ -85,6 +86,7 @@ std::vector<std::pair<std::string, std::string>> namespaces() {
       {std::string(kEtcdNamespace), "etcd's configuration, membership and health."},
       {std::string(kNetworkNamespace), "Addresses, operators and shared VIPs."},
       {std::string(kK8sNamespace), "Kubernetes control-plane access: KubePrism."},
+      {std::string(kControlPlaneNamespace), "The control planes' addresses, as discovered."},
       {std::string(kSecretsNamespace), "The node's certificates and keys."},
   };
 }
@@ -106,6 +108,7 @@ void register_types(ResourceTypes& types) {
   types.add<VIPStatusSpec>(kVIPStatusType);
   types.add<HostnameStatusSpec>(kHostnameStatusType);
   types.add<NodeAddressSpec>(kNodeAddressType);
+  types.add<EndpointSpec>(kEndpointType);
   types.add<KubePrismEndpointsSpec>(kKubePrismEndpointsType);
   types.add<KubePrismConfigSpec>(kKubePrismConfigType);
   types.add<KubePrismStatusesSpec>(kKubePrismStatusType);

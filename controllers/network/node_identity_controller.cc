@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include "controllers/config/applied_config.h"
 #include "resources/network/network_resources.h"
 #include "runtime/controller/context.h"
 
@@ -40,17 +41,22 @@ bool parse_prefix(const std::string& text, common::NetIPPrefix* out) {
 
 }  // namespace
 
+std::vector<Input> NodeIdentityController::inputs() const { return {applied_config_input()}; }
+
 std::vector<Output> NodeIdentityController::outputs() const {
   return {{kHostnameStatusType}, {kNodeAddressType}};
 }
 
 ReconcileResult NodeIdentityController::reconcile(ControllerContext& ctx) {
+  auto cfg = applied_config(ctx);
+  if (!cfg.ok()) return ReconcileResult::terminal(cfg.error());
+  const std::string hostname = *cfg && !(*cfg)->hostname.empty() ? (*cfg)->hostname : identity_.hostname;
   auto host = ctx.modify<HostnameStatusSpec>(
       Metadata(kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)),
       [&](HostnameStatusSpec& s) {
-        auto dot = identity_.hostname.find('.');
-        s.set_hostname(identity_.hostname.substr(0, dot));
-        s.set_domainname(dot == std::string::npos ? "" : identity_.hostname.substr(dot + 1));
+        auto dot = hostname.find('.');
+        s.set_hostname(hostname.substr(0, dot));
+        s.set_domainname(dot == std::string::npos ? "" : hostname.substr(dot + 1));
       });
   if (!host.ok()) return ReconcileResult::retry(host.error());
 

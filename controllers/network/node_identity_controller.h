@@ -1,7 +1,8 @@
 // NodeIdentityController: publishes who this node is — HostnameStatus (network/hostname) and
 // NodeAddress (network/current) — from what machined was told at start: the hostname and the
-// node's address. (On a host it owns, later issues read them from the system; a local node
-// sharing a host never looks at the host's own.)
+// node's address; machine.network.hostname in the applied config overrides the hostname.
+// (On a host it owns, later issues read them from the system; a local node sharing a host
+// never looks at the host's own.)
 //
 //   runtime.add(std::make_unique<NodeIdentityController>(NodeIdentity{"cp-1", {"127.0.5.10/32"}}));
 #pragma once
@@ -23,7 +24,7 @@ class NodeIdentityController final : public Controller {
   explicit NodeIdentityController(NodeIdentity identity) : identity_(std::move(identity)) {}
 
   std::string name() const override { return "network.NodeIdentityController"; }
-  std::vector<Input> inputs() const override { return {}; }
+  std::vector<Input> inputs() const override;
   std::vector<Output> outputs() const override;
   ReconcileResult reconcile(ControllerContext& ctx) override;
 

@@ -390,6 +390,10 @@ Result<MachineConfig> read_config(const YAML::Node& doc, std::vector<std::string
   COSI_TRY_ASSIGN(c.cluster_name, read_string(at(cluster, "clusterName"), "cluster.clusterName"));
   COSI_TRY_ASSIGN(c.cluster_id, read_string(at(cluster, "id"), "cluster.id"));
   COSI_TRY_ASSIGN(c.cluster_secret, read_string(at(cluster, "secret"), "cluster.secret"));
+  if (!c.cluster_secret.empty()) {
+    auto key = base64_decode(c.cluster_secret);
+    if (!key || key->size() != 32) return invalid(at(cluster, "secret"), "cluster.secret", "must be the base64 of 32 bytes (it keys discovery's AES-256)");
+  }
   const YAML::Node endpoint = at(at(cluster, "controlPlane"), "endpoint");
   if (!present(endpoint)) return invalid(cluster, "cluster.controlPlane.endpoint", "missing: the https URL of the control plane");
   std::string endpoint_text;
@@ -409,6 +413,9 @@ Result<MachineConfig> read_config(const YAML::Node& doc, std::vector<std::string
   if (!c.discovery_service_endpoint.empty()) {
     if (auto u = parse_url(c.discovery_service_endpoint); !u.ok()) {
       return invalid(at(service, "endpoint"), "cluster.discovery.registries.service.endpoint", u.error().message());
+    }
+    if (c.discovery_enabled && !c.discovery_service_disabled && (c.cluster_id.empty() || c.cluster_secret.empty())) {
+      return invalid(discovery, "cluster.discovery", "the service registry needs cluster.id and cluster.secret");
     }
   }
 

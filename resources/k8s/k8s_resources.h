@@ -1,4 +1,5 @@
-// The k8s namespace's resources: KubePrism's endpoints, configuration and status.
+// The k8s namespace's resources: KubePrism's endpoints, configuration and status; and in the
+// controlplane namespace the control planes' addresses (Endpoints "discovery").
 #pragma once
 
 #include <string_view>
@@ -10,6 +11,10 @@
 namespace cosi::resources {
 
 inline constexpr std::string_view kK8sNamespace = "k8s";
+inline constexpr std::string_view kControlPlaneNamespace = "controlplane";
+
+inline constexpr std::string_view kEndpointType = "Endpoints.kubernetes.talos.dev";
+inline constexpr std::string_view kDiscoveredEndpointsId = "discovery";
 
 inline constexpr std::string_view kKubePrismEndpointsType = "KubePrismEndpoints.kubernetes.talos.dev";
 inline constexpr std::string_view kKubePrismConfigType = "KubePrismConfigs.kubernetes.talos.dev";
@@ -19,12 +24,14 @@ inline constexpr std::string_view kKubePrismEndpointsId = "k8s-cluster";
 inline constexpr std::string_view kKubePrismConfigId = "k8s-loadbalancer-config";
 inline constexpr std::string_view kKubePrismStatusId = "k8s-loadbalancer";
 
+using EndpointSpec = ::talos::resource::definitions::k8s::EndpointSpec;
 using KubePrismEndpointsSpec = ::talos::resource::definitions::k8s::KubePrismEndpointsSpec;
 using KubePrismConfigSpec = ::talos::resource::definitions::k8s::KubePrismConfigSpec;
 using KubePrismStatusesSpec = ::talos::resource::definitions::k8s::KubePrismStatusesSpec;
 
 }  // namespace cosi::resources
 
+COSI_TALOS_YAML(::talos::resource::definitions::k8s::EndpointSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::k8s::KubePrismEndpointsSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::k8s::KubePrismConfigSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::k8s::KubePrismStatusesSpec);
