@@ -91,7 +91,7 @@ TEST_CASE("a small config reads into the fields machined acts on", "[config]") {
       "      enabled: true\n"
       "      port: 7446\n",
       "  id: aWQ=\n"
-      "  secret: c2VjcmV0\n"
+      "  secret: MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=\n"
       "  discovery:\n"
       "    enabled: true\n"
       "    registries:\n"
@@ -120,6 +120,14 @@ TEST_CASE("a small config reads into the fields machined acts on", "[config]") {
   CHECK(c.discovery_enabled);
   CHECK(c.discovery_service_endpoint == "http://127.0.5.1:3000");
   CHECK_THAT(c.etcd.ca.key, StartsWith("-----BEGIN EC PRIVATE KEY-----"));
+}
+
+TEST_CASE("the cluster secret keys discovery: 32 bytes, and needed with a discovery endpoint", "[config]") {
+  CHECK(error_of(sample("", "  secret: c2VjcmV0\n")) ==
+        "line 16: cluster.secret: must be the base64 of 32 bytes (it keys discovery's AES-256)");
+  CHECK_THAT(error_of(sample("", "  id: aWQ=\n  discovery:\n    enabled: true\n    registries:\n      service:\n"
+                                 "        endpoint: http://127.0.5.1:3000\n")),
+             Contains("cluster.discovery: the service registry needs cluster.id and cluster.secret"));
 }
 
 TEST_CASE("defaults: KubePrism off on port 7445, no discovery endpoint", "[config]") {
