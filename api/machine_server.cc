@@ -62,4 +62,26 @@ grpc::ServerUnaryReactor* MachineServer::ApplyConfiguration(grpc::CallbackServer
   return reactor;
 }
 
+grpc::ServerUnaryReactor* MachineServer::Reset(grpc::CallbackServerContext* ctx, const machine::ResetRequest* req,
+                                               machine::ResetResponse* resp) {
+  auto* reactor = ctx->DefaultReactor();
+  if (resetter_ == nullptr) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this node cannot be reset"));
+    return reactor;
+  }
+  if (req->system_partitions_to_wipe_size() > 0 || req->user_disks_to_wipe_size() > 0) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "this node has no disks or partitions to wipe: a reset wipes its state directory"));
+    return reactor;
+  }
+  if (auto s = resetter_->reset({.graceful = req->graceful()}); !s.ok()) {
+    reactor->Finish(fail(ctx, s.error()));
+    return reactor;
+  }
+  auto* m = resp->add_messages();
+  m->mutable_metadata()->set_hostname(node_.hostname);
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
 }  // namespace cosi::api

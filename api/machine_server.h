@@ -1,6 +1,7 @@
 // MachineServer: machine.MachineService — Version, which talosctl calls before every `get`
-// (and aborts on any error; its tag must be a semantic version), and ApplyConfiguration, which
-// hands the document to the node's ConfigApplier (the API never acts on a config itself).
+// (and aborts on any error; its tag must be a semantic version), ApplyConfiguration, which
+// hands the document to the node's ConfigApplier, and Reset, which asks the node's
+// NodeResetter (the API never acts on the node itself).
 #pragma once
 
 #include <string>
@@ -40,19 +41,35 @@ class ConfigApplier {
   virtual Result<ApplyOutcome> apply(const ApplyRequest& request) = 0;
 };
 
+struct ResetRequest {
+  bool graceful = true;  // leave the cluster first (discovery, later etcd)
+};
+
+// Leaves (when graceful) before it returns, then wipes the node's state and returns it to
+// maintenance mode once the reply is on its way.
+class NodeResetter {
+ public:
+  virtual ~NodeResetter() = default;
+  virtual Status reset(const ResetRequest& request) = 0;
+};
+
 class MachineServer final : public machine::MachineService::CallbackService {
  public:
-  // `applier` may be null: ApplyConfiguration is then UNIMPLEMENTED.
-  explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr) : node_(std::move(node)), applier_(applier) {}
+  // `applier` and `resetter` may be null: their calls are then UNIMPLEMENTED.
+  explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr, NodeResetter* resetter = nullptr)
+      : node_(std::move(node)), applier_(applier), resetter_(resetter) {}
 
   grpc::ServerUnaryReactor* Version(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                     machine::VersionResponse* resp) override;
   grpc::ServerUnaryReactor* ApplyConfiguration(grpc::CallbackServerContext* ctx, const machine::ApplyConfigurationRequest* req,
                                                machine::ApplyConfigurationResponse* resp) override;
+  grpc::ServerUnaryReactor* Reset(grpc::CallbackServerContext* ctx, const machine::ResetRequest* req,
+                                  machine::ResetResponse* resp) override;
 
  private:
   const NodeInfo node_;
   ConfigApplier* const applier_;
+  NodeResetter* const resetter_;
 };
 
 }  // namespace cosi::api

@@ -26,7 +26,7 @@ struct MethodRoles {
 };
 
 // Every method a role below admin may call. Anything else needs os:admin.
-const std::array<MethodRoles, 13> kTable = {{
+const std::array<MethodRoles, 14> kTable = {{
     {"/cosi.resource.State/Get", kReaders},
     {"/cosi.resource.State/List", kReaders},
     {"/cosi.resource.State/Watch", kReaders},
@@ -39,6 +39,7 @@ const std::array<MethodRoles, 13> kTable = {{
     {"/machine.MachineService/EtcdDefragment", kOperators},
     {"/inspect.InspectService/ControllerRuntimeDependencies", kReaders},
     {"/machine.MachineService/Bootstrap", kAdmins},
+    {"/machine.MachineService/Reset", kAdmins},
     {"/machine.MachineService/ApplyConfiguration", kAdmins},
 }};
 

@@ -337,6 +337,7 @@ void DiscoveryService::stop() {
 
 ::cosi::discoveryd::Snapshot DiscoveryService::snapshot() const {
   ::cosi::discoveryd::Snapshot out;
+  out.set_saved_unix_ms(to_unix_ms(options_.now()));
   std::lock_guard lock(mu_);
   for (const auto& [cid, cluster] : clusters_) {
     if (cluster.affiliates.empty()) continue;
@@ -355,11 +356,14 @@ void DiscoveryService::stop() {
 
 void DiscoveryService::restore(const ::cosi::discoveryd::Snapshot& snapshot) {
   const auto now = options_.now();
+  // Nobody could refresh while the service was down: the TTLs pause for that long.
+  const SystemClock::time_point saved{std::chrono::milliseconds(snapshot.saved_unix_ms())};
+  const auto downtime = snapshot.saved_unix_ms() > 0 && now > saved ? now - saved : SystemClock::duration::zero();
   std::lock_guard lock(mu_);
   for (auto& [_, cluster] : clusters_) cluster.affiliates.clear();
   for (const auto& c : snapshot.clusters()) {
     for (const auto& sa : c.affiliates()) {
-      const SystemClock::time_point expires{std::chrono::milliseconds(sa.expires_unix_ms())};
+      const SystemClock::time_point expires = SystemClock::time_point{std::chrono::milliseconds(sa.expires_unix_ms())} + downtime;
       if (expires <= now) continue;
       Affiliate a{sa.data(), {sa.endpoints().begin(), sa.endpoints().end()}, expires};
       clusters_[c.id()].affiliates[sa.id()] = std::move(a);

@@ -77,7 +77,8 @@ class DiscoveryService final : public ::sidero::discovery::server::Cluster::Serv
   void stop();
 
   ::cosi::discoveryd::Snapshot snapshot() const;
-  // Replaces the state with a snapshot's (affiliates already expired are dropped).
+  // Replaces the state with a snapshot's. TTLs pause while the service is down: each expiry
+  // moves by the time since the snapshot was saved (nobody could refresh meanwhile).
   void restore(const ::cosi::discoveryd::Snapshot& snapshot);
 
   struct Stats {

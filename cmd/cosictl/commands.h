@@ -2,6 +2,7 @@
 // and exits non-zero.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,20 @@ struct ApplyOptions {
   bool dry_run = false;
 };
 
+struct ClusterOptions {
+  std::string name = "cosi";
+  int control_planes = 3;
+  int workers = 2;
+  std::string cidr = "127.5.0.0/24";
+  std::string state_dir;  // empty: ~/.cosi/clusters
+  std::string discovery_ttl = "30m";
+  std::chrono::seconds wait{180};
+};
+
 Status run_apply_config(const Connection& c, const ApplyOptions& o);
+Status run_reset(const Connection& c, bool graceful);
+Status run_cluster_create(const ClusterOptions& o);
+Status run_cluster_destroy(const ClusterOptions& o);
 Status run_gen_secrets(const std::string& output, bool force);
 Status run_gen_config(const GenConfigOptions& o);
 Status run_machineconfig_patch(const std::string& file, const std::vector<std::string>& patches, const std::string& output);

@@ -21,12 +21,16 @@ constexpr const char* kUsage =
     "  get <type|alias> [id]            resources (-o table|yaml|json, -w to watch, --namespace NS)\n"
     "  apply-config -f FILE             send a machine config (--mode auto|no-reboot|reboot|staged, --dry-run)\n"
     "  inspect dependencies             the controller dependency graph as DOT\n"
+    "  reset [--graceful=false]         leave the cluster, wipe the node, back to maintenance mode\n"
     "local commands:\n"
     "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
     "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR)\n"
     "  machineconfig patch FILE --patch @P [-o OUT]   strategic-merge patch a config\n"
     "  config merge FILE | endpoint A.. | node A.. | context NAME | contexts | info\n"
     "                                   edit the talosconfig\n"
+    "  cluster create [--name N] [--controlplanes 3] [--workers 2] [--cidr 127.5.0.0/24] [--state-dir D]\n"
+    "                                   a local cluster on loopback: discoveryd and one machined per node\n"
+    "  cluster destroy [--name N] [--state-dir D]   stop it and remove its state\n"
     "\n"
     "flags:\n";
 
@@ -47,6 +51,9 @@ int main(int argc, char** argv) {
   cosictl::GenConfigOptions gen;
   cosictl::ApplyOptions apply;
   std::vector<std::string> patches;
+  bool graceful = true;
+  cosictl::ClusterOptions cluster;
+  std::string control_planes = "3", workers = "2", wait = "180";
   cmd::Flags flags;
   flags.list("endpoints", 'e', &connect.endpoints, "endpoint to dial: host or host:port (port 50000 by default)");
   flags.list("nodes", 'n', &connect.nodes, "nodes to target (sent as node metadata; default: the endpoint)");
@@ -69,6 +76,14 @@ int main(int argc, char** argv) {
   flags.list("output-types", 't', &gen.output_types, "gen config: controlplane, worker, talosconfig (default: all)");
   flags.repeated("patch", 'p', &patches, "machineconfig patch: a patch (@file or YAML)");
   flags.boolean("force", 0, &force, "gen: overwrite existing files");
+  flags.boolean("graceful", 0, &graceful, "reset: leave the cluster first (default true)");
+  flags.value("name", 0, &cluster.name, "cluster: the cluster's name (default cosi)");
+  flags.value("controlplanes", 0, &control_planes, "cluster create: control-plane nodes (default 3)");
+  flags.value("workers", 0, &workers, "cluster create: worker nodes (default 2)");
+  flags.value("cidr", 0, &cluster.cidr, "cluster create: the loopback block (default 127.5.0.0/24)");
+  flags.value("state-dir", 0, &cluster.state_dir, "cluster: where clusters live (default ~/.cosi/clusters)");
+  flags.value("discovery-ttl", 0, &cluster.discovery_ttl, "cluster create: each node's discovery TTL (default 30m)");
+  flags.value("wait-timeout", 0, &wait, "cluster create: seconds to wait for the cluster (default 180)");
   flags.boolean("help", 'h', &help, "this help");
   auto args = flags.parse(argc, argv);
   if (!args.ok()) return fail(args.error().message());
@@ -95,6 +110,15 @@ int main(int argc, char** argv) {
     result = cosictl::run_machineconfig_patch(a[2], patches, output);
   } else if (command == "config") {
     result = cosictl::run_config({connect.talosconfig, connect.context}, {a.begin() + 1, a.end()});
+  } else if (command == "cluster" && a.size() == 2 && (a[1] == "create" || a[1] == "destroy")) {
+    try {
+      cluster.control_planes = std::stoi(control_planes);
+      cluster.workers = std::stoi(workers);
+      cluster.wait = std::chrono::seconds(std::stoi(wait));
+    } catch (...) {
+      return fail("--controlplanes, --workers and --wait-timeout take whole numbers");
+    }
+    result = a[1] == "create" ? cosictl::run_cluster_create(cluster) : cosictl::run_cluster_destroy(cluster);
   } else {
     int seconds = 0;
     try {
@@ -115,6 +139,8 @@ int main(int argc, char** argv) {
       result = cosictl::run_get(*connection, get);
     } else if (command == "apply-config" && a.size() == 1) {
       result = cosictl::run_apply_config(*connection, apply);
+    } else if (command == "reset" && a.size() == 1) {
+      result = cosictl::run_reset(*connection, graceful);
     } else if (command == "inspect" && a.size() == 2 && a[1] == "dependencies") {
       result = cosictl::run_inspect_dependencies(*connection);
     } else {

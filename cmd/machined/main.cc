@@ -1,15 +1,19 @@
 // machined: the node agent. Starts the store, the controller runtime with the node's
 // controllers, the API (a view over the store, behind the authenticating front) and the HTTP
-// health/metrics endpoint, then runs until SIGTERM or SIGINT. Without a machine config in
-// --state-dir it starts in maintenance mode and waits for `cosictl apply-config --insecure`.
+// health/metrics endpoint, then runs until SIGTERM or SIGINT (with --leave it first deletes
+// its discovery affiliate). Without a machine config in --state-dir it starts in maintenance
+// mode and waits for `cosictl apply-config --insecure`. A Reset wipes --state-dir and execs
+// machined again, in maintenance mode.
 //
-//   machined --listen 127.0.5.10:50000 --state-dir /tmp/cp1
+//   machined --listen 127.0.5.10:50000 --state-dir /tmp/cp1 [--discovery-ttl 30m] [--leave]
 //   machined --insecure-dev --listen 127.0.7.1:50000 --state-dir /tmp/node1
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "api/host_port.h"
@@ -17,11 +21,21 @@
 #include "api/inspect_server.h"
 #include "api/machine_server.h"
 #include "api/state_server.h"
+#include "api/discovery/grpc_discovery_client.h"
 #include "api/trustd/trustd_client.h"
+#include "cmd/common/flag_values.h"
 #include "cmd/common/flags.h"
 #include "cmd/machined/api_listener.h"
 #include "cmd/machined/node_config.h"
 #include "cmd/machined/node_identity.h"
+#include "cmd/machined/node_reset.h"
+#include "controllers/cluster/affiliate_merge_controller.h"
+#include "controllers/cluster/control_plane_endpoints_controller.h"
+#include "controllers/cluster/discovery_config_controller.h"
+#include "controllers/cluster/discovery_service_controller.h"
+#include "controllers/cluster/info_controller.h"
+#include "controllers/cluster/local_affiliate_controller.h"
+#include "controllers/cluster/member_controller.h"
 #include "controllers/network/node_identity_controller.h"
 #include "controllers/secrets/api_certificate_controller.h"
 #include "resources/catalog.h"
@@ -43,7 +57,9 @@ struct Options {
   std::string state_socket;
   std::string metrics_listen;
   std::string trustd_port = "50001";
+  std::string discovery_ttl = "30m";
   bool insecure_dev = false;
+  bool leave = false;
   bool help = false;
 };
 
@@ -82,7 +98,7 @@ controllers::CertificateSigner trustd_signer() {
   };
 }
 
-int run(const Options& o) {
+int run(const Options& o, char** argv) {
   auto listen = api::parse_host_port(o.listen, 50000);
   if (!listen.ok()) return fail("--listen " + listen.error().message());
   std::string node_ip = o.node_ip.empty() ? listen->host : o.node_ip;
@@ -95,6 +111,11 @@ int run(const Options& o) {
   } catch (...) {
   }
   if (trustd_port < 1 || trustd_port > 65535) return fail("--trustd-port \"" + o.trustd_port + "\" is not a port number");
+  auto discovery_ttl = cmd::parse_duration("--discovery-ttl", o.discovery_ttl);
+  if (!discovery_ttl.ok()) return fail(discovery_ttl.error().message());
+  if (discovery_ttl->count() <= 0 || *discovery_ttl > std::chrono::minutes(30)) {
+    return fail("--discovery-ttl must be more than 0 and at most 30m (the discovery service's limit)");
+  }
   if (o.insecure_dev && (!api::is_loopback(listen->host) || !api::is_loopback(metrics->host))) {
     return fail("--insecure-dev serves plaintext gRPC and is refused unless every listen address is loopback (--listen " +
                 listen->to_string() + ", --metrics-listen " + metrics->to_string() + ")");
@@ -132,6 +153,19 @@ int run(const Options& o) {
   if (auto s = runtime.add(std::make_unique<controllers::ApiCertificateController>(trustd_signer(), trustd_port)); !s.ok()) {
     return fail(s.error().to_string());
   }
+  auto discovery = std::make_unique<controllers::DiscoveryServiceController>(discovery::make_grpc_discovery_client, *discovery_ttl);
+  auto* discovery_controller = discovery.get();
+  std::vector<std::unique_ptr<Controller>> cluster_controllers;
+  cluster_controllers.push_back(std::make_unique<controllers::InfoController>());
+  cluster_controllers.push_back(std::make_unique<controllers::DiscoveryConfigController>());
+  cluster_controllers.push_back(std::make_unique<controllers::LocalAffiliateController>());
+  cluster_controllers.push_back(std::move(discovery));
+  cluster_controllers.push_back(std::make_unique<controllers::AffiliateMergeController>());
+  cluster_controllers.push_back(std::make_unique<controllers::MemberController>());
+  cluster_controllers.push_back(std::make_unique<controllers::ControlPlaneEndpointsController>());
+  for (auto& c : cluster_controllers) {
+    if (auto s = runtime.add(std::move(c)); !s.ok()) return fail(s.error().to_string());
+  }
   auto node_id = machined::load_node_identity(state, o.state_dir);
   if (!node_id.ok()) return fail(node_id.error().message());
   machined::NodeConfig node_config(state, o.state_dir, log);
@@ -140,7 +174,8 @@ int run(const Options& o) {
 
   api::StateServer network_state(state, types, pool, {.writable = false});
   api::StateServer trusted_state(state, types, pool, {.writable = true});
-  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config);
+  machined::NodeReset node_reset(discovery_controller, log);
+  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset);
   api::InspectServer inspect_service(runtime, hostname);
   auto internal = serve("", {&network_state, &machine_service, &inspect_service});
   if (!internal) return fail("cannot start the node's services");
@@ -180,9 +215,16 @@ int run(const Options& o) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGUSR1);
   int received = 0;
-  sigwait(&signals, &received);
-  log.info("stopping", {{"signal", received == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  do {
+    sigwait(&signals, &received);
+  } while (received == SIGUSR1 && !node_reset.requested());
+  const bool resetting = received == SIGUSR1;
+  log.info("stopping", {{"signal", resetting ? "reset" : received == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  if (o.leave && !resetting) {
+    if (auto s = node_reset.leave(); !s.ok()) log.warn("leaving the discovery service", {{"error", s.error().message()}});
+  }
 
   ready = false;
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(5);
@@ -193,6 +235,12 @@ int run(const Options& o) {
   if (auto s = runtime.stop(std::chrono::seconds(5)); !s.ok()) log.warn("stopping the runtime", {{"error", s.error().message()}});
   pool.stop();
   std::filesystem::remove(socket, ec);
+  if (resetting) {
+    if (auto s = machined::NodeReset::wipe(o.state_dir); !s.ok()) return fail(s.error().message());
+    log.info("state wiped; starting again in maintenance mode");
+    execv("/proc/self/exe", argv);
+    return fail(std::string("exec after reset: ") + std::strerror(errno));
+  }
   log.info("stopped");
   return 0;
 }
@@ -205,6 +253,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Options o;
@@ -216,6 +265,8 @@ int main(int argc, char** argv) {
   flags.value("state-socket", 0, &o.state_socket, "the trusted read-write API's unix socket (default STATE_DIR/machined.sock)");
   flags.value("metrics-listen", 0, &o.metrics_listen, "HTTP /metrics, /healthz, /readyz (default LISTEN_HOST:9100)");
   flags.value("trustd-port", 0, &o.trustd_port, "trustd's port on control planes, and where workers ask (default 50001)");
+  flags.value("discovery-ttl", 0, &o.discovery_ttl, "how long the discovery service keeps this node's affiliate without a refresh (default 30m)");
+  flags.boolean("leave", 0, &o.leave, "at stop, delete this node's discovery affiliate so peers drop it at once");
   flags.boolean("insecure-dev", 0, &o.insecure_dev, "plaintext gRPC, every caller admin; refused unless every listen address is loopback");
   flags.boolean("help", 'h', &o.help, "this help");
   auto positional = flags.parse(argc, argv);
@@ -225,5 +276,5 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!positional->empty()) return fail("unexpected argument \"" + positional->front() + "\"");
-  return run(o);
+  return run(o, argv);
 }

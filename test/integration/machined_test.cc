@@ -14,6 +14,7 @@
 #include "api/state_client.h"
 #include "resources/catalog.h"
 #include "resources/cluster/cluster_resources.h"
+#include "test/support/http_get.h"
 #include "test/support/process.h"
 
 namespace cosi::testing {
@@ -76,26 +77,6 @@ class Node {
   ResourceTypes types_;
   std::unique_ptr<api::GrpcState> trusted_;
 };
-
-std::string http_get(const std::string& ip, int port, const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, ip.c_str(), &addr.sin_addr);
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  std::string response;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    std::string req = "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    (void)::write(fd, req.data(), req.size());
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) response.append(buf, static_cast<std::size_t>(n));
-  }
-  close(fd);
-  return response;
-}
 
 TEST_CASE("cosictl reads machined in every output mode", "[machined]") {
   Node node("127.8.0.1", "node-a");

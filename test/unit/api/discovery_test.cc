@@ -219,17 +219,22 @@ TEST_CASE("a watcher that stops reading is cut off; the others get every update"
   fast_ctx.TryCancel();
 }
 
-TEST_CASE("a snapshot restores every affiliate still alive", "[discovery]") {
+TEST_CASE("a snapshot restores every affiliate, their TTLs paused while the service was down", "[discovery]") {
   Served s({.rate_limit = 0}, 5);
   REQUIRE(s.update("c", "a", "one", 60s).ok());
   REQUIRE(s.update("c", "b", "two", 5s).ok());
   REQUIRE(s.update("d", "x", "three", 60s).ok());
   auto saved = s.service->snapshot();
   Served restored({.rate_limit = 0}, 6);
-  restored.advance(10s);  // b expired meanwhile
+  restored.advance(10s);  // down for 10 s: b's 5 s have not run meanwhile
   restored.service->restore(saved);
-  CHECK(restored.list("c") == std::vector<std::string>{"a=one"});
+  CHECK(restored.list("c") == std::vector<std::string>{"a=one", "b=two"});
   CHECK(restored.list("d") == std::vector<std::string>{"x=three"});
+  restored.advance(4s);
+  CHECK(restored.list("c") == std::vector<std::string>{"a=one", "b=two"});
+  restored.advance(2s);  // b's TTL is over after 5 s of service time
+  CHECK(restored.service->collect() == 1);
+  CHECK(restored.list("c") == std::vector<std::string>{"a=one"});
 }
 
 // A client as machined runs it, with its peers observable.

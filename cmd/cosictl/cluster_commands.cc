@@ -1,0 +1,231 @@
+// cosictl cluster create | destroy: a local cluster on loopback — secrets and configs, discoveryd
+// and one machined per node, each config applied through its node's maintenance API, a
+// talosconfig, and progress until every node lists every member.
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "api/state_client.h"
+#include "cmd/common/files.h"
+#include "cmd/cosictl/commands.h"
+#include "cmd/cosictl/local_cluster.h"
+#include "cmd/cosictl/talosconfig.h"
+#include "machine.grpc.pb.h"
+#include "resources/catalog.h"
+#include "resources/cluster/cluster_resources.h"
+#include "resources/config/patch.h"
+
+namespace cosi::cosictl {
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string cluster_dir(const ClusterOptions& o) {
+  std::string root = o.state_dir;
+  if (root.empty()) {
+    const char* home = std::getenv("HOME");
+    root = std::string(home != nullptr && *home != '\0' ? home : "/root") + "/.cosi/clusters";
+  }
+  return (std::filesystem::path(root) / o.name).string();
+}
+
+std::string hostname_patch(const std::string& hostname) {
+  return "machine:\n  network:\n    hostname: " + hostname + "\n";
+}
+
+// ApplyConfiguration through the node's maintenance API, retried until it listens.
+Status apply_in_maintenance(const LocalNode& node, const std::string& document, Clock::time_point deadline) {
+  ConnectOptions connect{.endpoints = {node.ip}, .nodes = {node.ip}, .timeout = 5s, .insecure = true};
+  Error last(ErrorKind::kUnavailable, "not tried");
+  while (Clock::now() < deadline) {
+    auto connection = Connection::open(connect);
+    if (!connection.ok()) return connection.error();
+    auto stub = machine::MachineService::NewStub(connection->channel());
+    auto ctx = connection->context(node.ip);
+    machine::ApplyConfigurationRequest req;
+    req.set_data(document);
+    req.set_mode(machine::ApplyConfigurationRequest::AUTO);
+    machine::ApplyConfigurationResponse resp;
+    auto status = stub->ApplyConfiguration(ctx.get(), req, &resp);
+    if (status.ok()) return {};
+    last = connection->error(status);
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE && status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) break;
+    std::this_thread::sleep_for(100ms);  // the node is still starting: ask again
+  }
+  return Error(last.kind(), node.name + " (" + node.ip + "): applying its config: " + last.message());
+}
+
+// The member names `node` lists, over mTLS with the cluster's talosconfig.
+Result<std::vector<std::string>> members_of(const LocalNode& node, const std::string& talosconfig, const ResourceTypes& types) {
+  auto connection = Connection::open({.endpoints = {node.ip}, .nodes = {node.ip}, .timeout = 3s, .talosconfig = talosconfig});
+  if (!connection.ok()) return connection.error();
+  api::GrpcState state(connection->channel(), types, {.deadline = 3s});
+  auto list = state.list({resources::kClusterNamespace, resources::kMemberType});
+  if (!list.ok()) return list.error();
+  std::vector<std::string> names;
+  for (const auto& r : *list) names.push_back(r->metadata().id());
+  return names;
+}
+
+// Prints a line whenever what a node sees changes; true once every node lists every member.
+bool wait_for_members(const LocalCluster& c, const std::string& talosconfig, Clock::time_point deadline) {
+  ResourceTypes types;
+  resources::register_types(types);
+  std::vector<std::string> expected;
+  for (const auto& n : c.nodes) expected.push_back(n.name);
+  std::sort(expected.begin(), expected.end());
+  std::string last_line;
+  while (true) {
+    size_t complete = 0;
+    std::string line = "waiting for members:";
+    for (const auto& n : c.nodes) {
+      auto names = members_of(n, talosconfig, types);
+      if (names.ok()) std::sort(names->begin(), names->end());
+      const bool all = names.ok() && *names == expected;
+      complete += all ? 1 : 0;
+      line += " " + n.name + " " + (names.ok() ? std::to_string(names->size()) + "/" + std::to_string(expected.size()) : "-");
+    }
+    if (line != last_line) {
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+      last_line = line;
+    }
+    if (complete == c.nodes.size()) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(250ms);
+  }
+}
+
+// The nodes first (each deletes its affiliate while discoveryd still runs), then discoveryd.
+void stop_all(const LocalCluster& c) {
+  std::vector<RunningProgram> nodes;
+  for (const auto& n : c.nodes) nodes.push_back({n.pid, "machined"});
+  stop_processes(nodes, 10s);
+  stop_processes({{c.discovery_pid, "discoveryd"}}, 10s);
+}
+
+// Our context in the default talosconfig, replacing one of the same name (a cluster
+// re-created under its old name).
+Status merge_into_default(const TalosConfig& ours, const std::string& name) {
+  const std::string path = talosconfig_path("");
+  TalosConfig into;
+  if (auto existing = load_talosconfig(path); existing.ok()) {
+    into = std::move(*existing);
+  } else if (!existing.error().is(ErrorKind::kNotFound)) {
+    return existing.error();
+  }
+  into.contexts[name] = ours.contexts.at(name);
+  into.context = name;
+  if (auto s = save_talosconfig(path, into); !s.ok()) return s;
+  std::printf("merged context \"%s\" into %s\n", name.c_str(), path.c_str());
+  return {};
+}
+
+Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) {
+  const auto deadline = Clock::now() + o.wait;
+  auto machined = find_program("machined");
+  if (!machined.ok()) return machined.error();
+  auto discoveryd = find_program("discoveryd");
+  if (!discoveryd.ok()) return discoveryd.error();
+
+  GenConfigOptions gen{.cluster_name = o.name,
+                       .endpoint = "https://" + c.nodes.front().ip + ":6443",
+                       .discovery_endpoint = "http://" + c.discovery_ip + ":3000",
+                       .output = dir};
+  if (auto s = run_gen_config(gen); !s.ok()) return s;
+
+  auto started = start_detached({*discoveryd, "--listen", c.discovery_ip + ":3000", "--metrics-listen", c.discovery_ip + ":3001",
+                                 "--rate-limit", "0", "--snapshot-path", dir + "/discoveryd.snapshot"},
+                                dir + "/discoveryd.log");
+  if (!started.ok()) return started.error();
+  c.discovery_pid = *started;
+  for (auto& n : c.nodes) {
+    const std::string state = dir + "/" + n.name;
+    std::filesystem::create_directories(state);
+    auto pid = start_detached({*machined, "--listen", n.ip + ":50000", "--state-dir", state, "--hostname", n.name,
+                               "--discovery-ttl", o.discovery_ttl, "--leave"},
+                              dir + "/" + n.name + ".log");
+    if (!pid.ok()) return pid.error();
+    n.pid = *pid;
+  }
+  if (auto s = save_cluster_state(dir + "/cluster.yaml", c); !s.ok()) return s;
+
+  std::printf("%-32s %-14s %s\n", "NAME", "TYPE", "IP");
+  for (const auto& n : c.nodes) std::printf("%-32s %-14s %s\n", n.name.c_str(), n.control_plane ? "controlplane" : "worker", n.ip.c_str());
+  std::printf("%-32s %-14s %s\n", "discoveryd", "service", (c.discovery_ip + ":3000").c_str());
+  std::fflush(stdout);
+
+  std::map<bool, std::string> base;
+  for (bool cp : {true, false}) {
+    auto text = cmd::read_file(dir + (cp ? "/controlplane.yaml" : "/worker.yaml"));
+    if (!text.ok()) return text.error();
+    base[cp] = std::move(*text);
+  }
+  for (const auto& n : c.nodes) {
+    auto document = config::apply_patch(base[n.control_plane], hostname_patch(n.name));
+    if (!document.ok()) return document.error();
+    if (auto s = cmd::write_file_atomically(dir + "/" + n.name + ".yaml", *document, 0600); !s.ok()) return s;
+    if (auto s = apply_in_maintenance(n, *document, deadline); !s.ok()) return s;
+  }
+  std::printf("applied each node's config through its maintenance API\n");
+
+  auto tc = load_talosconfig(dir + "/talosconfig");
+  if (!tc.ok()) return tc.error();
+  TalosContext& ctx = tc->contexts.at(o.name);
+  ctx.endpoints.clear();
+  for (const auto& n : c.nodes) {
+    if (n.control_plane) ctx.endpoints.push_back(n.ip);
+  }
+  ctx.nodes = {c.nodes.front().ip};
+  if (auto s = save_talosconfig(dir + "/talosconfig", *tc); !s.ok()) return s;
+  if (auto s = merge_into_default(*tc, o.name); !s.ok()) return s;
+
+  if (!wait_for_members(c, dir + "/talosconfig", deadline)) {
+    return Error(ErrorKind::kDeadlineExceeded, "not every node listed every member within " + std::to_string(o.wait.count()) +
+                                                   " s; the logs are in " + dir);
+  }
+  std::printf("cluster %s is up: every node lists all %zu members\n", o.name.c_str(), c.nodes.size());
+  return {};
+}
+
+}  // namespace
+
+Status run_cluster_create(const ClusterOptions& o) {
+  auto plan = plan_cluster(o.name, o.cidr, o.control_planes, o.workers);
+  if (!plan.ok()) return plan.error();
+  const std::string dir = cluster_dir(o);
+  std::error_code ec;
+  if (std::filesystem::exists(dir + "/cluster.yaml", ec)) {
+    return Error(ErrorKind::kAlreadyExists, "cluster \"" + o.name + "\" already exists in " + dir +
+                                                "; cosictl cluster destroy --name " + o.name + " first");
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error(ErrorKind::kInvalidArgument, "--state-dir: cannot create " + dir + ": " + ec.message());
+  auto status = create(o, *plan, dir);
+  if (!status.ok()) {
+    // Nothing half-made stays behind, except the logs that say what went wrong.
+    stop_all(*plan);
+    std::filesystem::remove(dir + "/cluster.yaml", ec);
+  }
+  return status;
+}
+
+Status run_cluster_destroy(const ClusterOptions& o) {
+  const std::string dir = cluster_dir(o);
+  auto c = load_cluster_state(dir + "/cluster.yaml");
+  if (!c.ok()) {
+    if (c.error().is(ErrorKind::kNotFound)) return Error(ErrorKind::kNotFound, "no cluster \"" + o.name + "\" in " + dir);
+    return c.error();
+  }
+  stop_all(*c);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (ec) return Error(ErrorKind::kInternal, "removing " + dir + ": " + ec.message());
+  std::printf("destroyed cluster %s (%zu nodes and discoveryd stopped, %s removed)\n", o.name.c_str(), c->nodes.size(), dir.c_str());
+  return {};
+}
+
+}  // namespace cosi::cosictl

@@ -1,0 +1,181 @@
+#include "cmd/cosictl/local_cluster.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cmd/common/files.h"
+#include "resources/config/yaml_reader.h"
+
+namespace cosi::cosictl {
+
+namespace {
+
+std::string ip_text(uint32_t host_order) {
+  in_addr a{htonl(host_order)};
+  char buf[INET_ADDRSTRLEN];
+  inet_ntop(AF_INET, &a, buf, sizeof buf);
+  return buf;
+}
+
+// The program a PID runs, from /proc; empty when it is gone.
+std::string program_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string argv0;
+  std::getline(in, argv0, '\0');
+  return std::filesystem::path(argv0).filename().string();
+}
+
+bool alive(pid_t pid) {
+  if (kill(pid, 0) != 0) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, comm, state;
+  in >> pid_field >> comm >> state;
+  return state != "Z";
+}
+
+}  // namespace
+
+Result<LocalCluster> plan_cluster(const std::string& name, const std::string& cidr, int control_planes, int workers) {
+  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+    return Error(ErrorKind::kInvalidArgument, "--name \"" + name + "\": use lowercase letters, digits and '-'");
+  }
+  if (control_planes < 1) return Error(ErrorKind::kInvalidArgument, "--controlplanes must be at least 1");
+  if (workers < 0) return Error(ErrorKind::kInvalidArgument, "--workers cannot be negative");
+  const auto slash = cidr.find('/');
+  in_addr base{};
+  int bits = -1;
+  if (slash != std::string::npos && inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &base) == 1) {
+    try {
+      bits = std::stoi(cidr.substr(slash + 1));
+    } catch (...) {
+    }
+  }
+  if (bits < 8 || bits > 30) return Error(ErrorKind::kInvalidArgument, "--cidr \"" + cidr + "\" is not an IPv4 block like 127.5.0.0/24");
+  const uint32_t first = ntohl(base.s_addr) & (bits == 0 ? 0 : ~0u << (32 - bits));
+  if ((first >> 24) != 127) {
+    return Error(ErrorKind::kInvalidArgument, "--cidr \"" + cidr + "\" is not loopback: local clusters live in 127.0.0.0/8");
+  }
+  const uint64_t size = uint64_t{1} << (32 - bits);
+  const int total = control_planes + workers;
+  if (10 + static_cast<uint64_t>(total) > size - 1) {
+    return Error(ErrorKind::kInvalidArgument, "--cidr " + cidr + " has no room for " + std::to_string(total) +
+                                                  " nodes from ." + "10 up");
+  }
+  LocalCluster c;
+  c.name = name;
+  c.cidr = ip_text(first) + "/" + std::to_string(bits);
+  c.discovery_ip = ip_text(first + 1);
+  for (int i = 0; i < total; ++i) {
+    const bool cp = i < control_planes;
+    c.nodes.push_back({name + (cp ? "-controlplane-" + std::to_string(i + 1) : "-worker-" + std::to_string(i - control_planes + 1)),
+                       ip_text(first + 10 + static_cast<uint32_t>(i)), cp, 0});
+  }
+  return c;
+}
+
+Status save_cluster_state(const std::string& path, const LocalCluster& c) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << c.name;
+  out << YAML::Key << "cidr" << YAML::Value << c.cidr;
+  out << YAML::Key << "discoveryd" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "ip" << YAML::Value
+      << c.discovery_ip << YAML::Key << "pid" << YAML::Value << c.discovery_pid << YAML::EndMap;
+  out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
+  for (const auto& n : c.nodes) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << n.name << YAML::Key << "ip" << YAML::Value
+        << n.ip << YAML::Key << "type" << YAML::Value << (n.control_plane ? "controlplane" : "worker") << YAML::Key << "pid"
+        << YAML::Value << n.pid << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return cmd::write_file_atomically(path, std::string(out.c_str()) + "\n", 0600);
+}
+
+Result<LocalCluster> load_cluster_state(const std::string& path) {
+  auto text = cmd::read_file(path);
+  if (!text.ok()) return text.error();
+  try {
+    YAML::Node doc = config::load_yaml_document(*text);
+    LocalCluster c;
+    c.name = doc["name"].as<std::string>();
+    c.cidr = doc["cidr"].as<std::string>();
+    c.discovery_ip = doc["discoveryd"]["ip"].as<std::string>();
+    c.discovery_pid = doc["discoveryd"]["pid"].as<pid_t>();
+    for (const auto& n : doc["nodes"]) {
+      c.nodes.push_back({n["name"].as<std::string>(), n["ip"].as<std::string>(), n["type"].as<std::string>() == "controlplane",
+                         n["pid"].as<pid_t>()});
+    }
+    return c;
+  } catch (const YAML::Exception& e) {
+    return Error(ErrorKind::kInvalidArgument, path + " is not a cluster state file: " + e.what());
+  }
+}
+
+Result<pid_t> start_detached(const std::vector<std::string>& argv, const std::string& log_path) {
+  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log < 0) return Error(ErrorKind::kInternal, "cannot open " + log_path + ": " + std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(log);
+    return Error(ErrorKind::kInternal, std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    setsid();
+    const int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(log, 1);
+    dup2(log, 2);
+    close_range(3, ~0u, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(log);
+  return pid;
+}
+
+bool stop_processes(const std::vector<RunningProgram>& targets, std::chrono::milliseconds grace) {
+  std::vector<pid_t> ours;
+  for (const auto& t : targets) {
+    if (t.pid > 0 && alive(t.pid) && program_of(t.pid) == t.program) ours.push_back(t.pid);
+  }
+  auto wait_gone = [&](std::chrono::milliseconds within) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (std::none_of(ours.begin(), ours.end(), alive)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return std::none_of(ours.begin(), ours.end(), alive);
+  };
+  for (pid_t pid : ours) kill(pid, SIGTERM);
+  if (wait_gone(grace)) return true;
+  for (pid_t pid : ours) {
+    if (alive(pid)) kill(pid, SIGKILL);
+  }
+  return wait_gone(std::chrono::seconds(5));
+}
+
+Result<std::string> find_program(const std::string& name) {
+  std::error_code ec;
+  const auto self = std::filesystem::canonical("/proc/self/exe", ec);
+  if (ec) return Error(ErrorKind::kInternal, "cannot find cosictl's own path: " + ec.message());
+  for (const auto& candidate : {self.parent_path() / name, self.parent_path().parent_path() / name / name}) {
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return Error(ErrorKind::kNotFound, name + " is not next to cosictl (" + self.parent_path().string() + ")");
+}
+
+}  // namespace cosi::cosictl

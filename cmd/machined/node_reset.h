@@ -1,0 +1,40 @@
+// NodeReset: MachineService.Reset for machined. A graceful reset first deletes this node's
+// affiliate from the discovery service (peers drop it at once instead of after the TTL); then,
+// once the reply is on its way, machined stops, wipes --state-dir (config, identity, staged
+// config) and starts again in maintenance mode — its "reboot" is an exec of itself.
+//
+//   NodeReset reset(discovery_controller);
+//   MachineServer machine(node, &config, &reset);
+//   ... main loop: SIGUSR1 with reset.requested() → stop, NodeReset::wipe(state_dir), exec
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "api/machine_server.h"
+#include "controllers/cluster/discovery_service_controller.h"
+#include "runtime/base/log.h"
+
+namespace cosi::machined {
+
+class NodeReset final : public api::NodeResetter {
+ public:
+  NodeReset(controllers::DiscoveryServiceController* discovery, Logger log) : discovery_(discovery), log_(std::move(log)) {}
+
+  // Leaves (graceful), then raises SIGUSR1 for machined's main loop.
+  Status reset(const api::ResetRequest& request) override;
+  bool requested() const { return requested_; }
+
+  // Leaves the discovery service (at `machined --leave` stop, and by graceful resets).
+  Status leave();
+
+  // Removes everything inside `state_dir`.
+  static Status wipe(const std::string& state_dir);
+
+ private:
+  controllers::DiscoveryServiceController* const discovery_;
+  Logger log_;
+  std::atomic<bool> requested_{false};
+};
+
+}  // namespace cosi::machined
