@@ -84,4 +84,87 @@ grpc::ServerUnaryReactor* MachineServer::Reset(grpc::CallbackServerContext* ctx,
   return reactor;
 }
 
+namespace {
+
+// The reply for an etcd call: UNIMPLEMENTED without etcd here, the operator's error as a status.
+template <class Fill>
+grpc::ServerUnaryReactor* etcd_call(grpc::CallbackServerContext* ctx, EtcdOperator* etcd, Fill fill) {
+  auto* reactor = ctx->DefaultReactor();
+  if (etcd == nullptr) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "etcd is only available on control plane nodes"));
+    return reactor;
+  }
+  Status s = fill();
+  reactor->Finish(s.ok() ? grpc::Status::OK : fail(ctx, s.error()));
+  return reactor;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* MachineServer::Bootstrap(grpc::CallbackServerContext* ctx, const machine::BootstrapRequest* req,
+                                                   machine::BootstrapResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    if (req->recover_etcd()) return Error(ErrorKind::kUnimplemented, "bootstrap with recover_etcd is not supported yet");
+    if (auto s = etcd_->bootstrap(); !s.ok()) return s;
+    resp->add_messages()->mutable_metadata()->set_hostname(node_.hostname);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdMemberList(grpc::CallbackServerContext* ctx, const machine::EtcdMemberListRequest*,
+                                                        machine::EtcdMemberListResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    auto members = etcd_->members();
+    if (!members.ok()) return members.error();
+    auto* m = resp->add_messages();
+    m->mutable_metadata()->set_hostname(node_.hostname);
+    for (auto& member : *members) *m->add_members() = std::move(member);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdStatus(grpc::CallbackServerContext* ctx, const google::protobuf::Empty*,
+                                                    machine::EtcdStatusResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    auto status = etcd_->status();
+    if (!status.ok()) return status.error();
+    auto* m = resp->add_messages();
+    m->mutable_metadata()->set_hostname(node_.hostname);
+    *m->mutable_member_status() = std::move(*status);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdLeaveCluster(grpc::CallbackServerContext* ctx, const machine::EtcdLeaveClusterRequest*,
+                                                          machine::EtcdLeaveClusterResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    if (auto s = etcd_->leave(); !s.ok()) return s;
+    resp->add_messages()->mutable_metadata()->set_hostname(node_.hostname);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdRemoveMemberByID(grpc::CallbackServerContext* ctx,
+                                                              const machine::EtcdRemoveMemberByIDRequest* req,
+                                                              machine::EtcdRemoveMemberByIDResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    if (auto s = etcd_->remove_member(req->member_id()); !s.ok()) return s;
+    resp->add_messages()->mutable_metadata()->set_hostname(node_.hostname);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdForfeitLeadership(grpc::CallbackServerContext* ctx,
+                                                               const machine::EtcdForfeitLeadershipRequest*,
+                                                               machine::EtcdForfeitLeadershipResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    auto leader = etcd_->forfeit_leadership();
+    if (!leader.ok()) return leader.error();
+    auto* m = resp->add_messages();
+    m->mutable_metadata()->set_hostname(node_.hostname);
+    m->set_member(*leader);
+    return {};
+  });
+}
+
 }  // namespace cosi::api

@@ -53,11 +53,27 @@ class NodeResetter {
   virtual Status reset(const ResetRequest& request) = 0;
 };
 
+// etcd on this node: the actions, and views over the etcd resources. Off control planes every
+// call is kUnimplemented.
+class EtcdOperator {
+ public:
+  virtual ~EtcdOperator() = default;
+  virtual Status bootstrap() = 0;
+  virtual Status leave() = 0;
+  virtual Status remove_member(uint64_t id) = 0;
+  // The new leader's name; empty when this member did not lead.
+  virtual Result<std::string> forfeit_leadership() = 0;
+  virtual Result<std::vector<machine::EtcdMember>> members() = 0;
+  // This member's status as the node last saw it (errors included).
+  virtual Result<machine::EtcdMemberStatus> status() = 0;
+};
+
 class MachineServer final : public machine::MachineService::CallbackService {
  public:
   // `applier` and `resetter` may be null: their calls are then UNIMPLEMENTED.
-  explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr, NodeResetter* resetter = nullptr)
-      : node_(std::move(node)), applier_(applier), resetter_(resetter) {}
+  explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr, NodeResetter* resetter = nullptr,
+                         EtcdOperator* etcd = nullptr)
+      : node_(std::move(node)), applier_(applier), resetter_(resetter), etcd_(etcd) {}
 
   grpc::ServerUnaryReactor* Version(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                     machine::VersionResponse* resp) override;
@@ -65,11 +81,26 @@ class MachineServer final : public machine::MachineService::CallbackService {
                                                machine::ApplyConfigurationResponse* resp) override;
   grpc::ServerUnaryReactor* Reset(grpc::CallbackServerContext* ctx, const machine::ResetRequest* req,
                                   machine::ResetResponse* resp) override;
+  grpc::ServerUnaryReactor* Bootstrap(grpc::CallbackServerContext* ctx, const machine::BootstrapRequest* req,
+                                      machine::BootstrapResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdMemberList(grpc::CallbackServerContext* ctx, const machine::EtcdMemberListRequest* req,
+                                           machine::EtcdMemberListResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdStatus(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
+                                       machine::EtcdStatusResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdLeaveCluster(grpc::CallbackServerContext* ctx, const machine::EtcdLeaveClusterRequest* req,
+                                             machine::EtcdLeaveClusterResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdRemoveMemberByID(grpc::CallbackServerContext* ctx,
+                                                 const machine::EtcdRemoveMemberByIDRequest* req,
+                                                 machine::EtcdRemoveMemberByIDResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdForfeitLeadership(grpc::CallbackServerContext* ctx,
+                                                  const machine::EtcdForfeitLeadershipRequest* req,
+                                                  machine::EtcdForfeitLeadershipResponse* resp) override;
 
  private:
   const NodeInfo node_;
   ConfigApplier* const applier_;
   NodeResetter* const resetter_;
+  EtcdOperator* const etcd_;
 };
 
 }  // namespace cosi::api

@@ -57,6 +57,7 @@ std::vector<ResourceDefinitionInput> inputs() {
       def(kKubePrismStatusType, kK8sNamespace, {{"HOST", "{.host}"}, {"HEALTHY", "{.healthy}"}}),
       def(kMachineConfigType, kConfigNamespace, {}, sensitive),
       def(kApiCertificatesType, kSecretsNamespace, {}, sensitive),
+      def(kEtcdCertsType, kSecretsNamespace, {}, sensitive),
   };
 }
 
@@ -114,6 +115,7 @@ void register_types(ResourceTypes& types) {
   types.add<KubePrismStatusesSpec>(kKubePrismStatusType);
   types.add<MachineConfigSpec>(kMachineConfigType);
   types.add<ApiCertificatesSpec>(kApiCertificatesType);
+  types.add<EtcdCertsSpec>(kEtcdCertsType);
 }
 
 }  // namespace cosi::resources

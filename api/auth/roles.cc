@@ -26,7 +26,7 @@ struct MethodRoles {
 };
 
 // Every method a role below admin may call. Anything else needs os:admin.
-const std::array<MethodRoles, 14> kTable = {{
+const std::array<MethodRoles, 17> kTable = {{
     {"/cosi.resource.State/Get", kReaders},
     {"/cosi.resource.State/List", kReaders},
     {"/cosi.resource.State/Watch", kReaders},
@@ -40,6 +40,9 @@ const std::array<MethodRoles, 14> kTable = {{
     {"/inspect.InspectService/ControllerRuntimeDependencies", kReaders},
     {"/machine.MachineService/Bootstrap", kAdmins},
     {"/machine.MachineService/Reset", kAdmins},
+    {"/machine.MachineService/EtcdLeaveCluster", kAdmins},
+    {"/machine.MachineService/EtcdRemoveMemberByID", kAdmins},
+    {"/machine.MachineService/EtcdForfeitLeadership", kAdmins},
     {"/machine.MachineService/ApplyConfiguration", kAdmins},
 }};
 

@@ -55,6 +55,8 @@ struct ClusterOptions {
 
 Status run_apply_config(const Connection& c, const ApplyOptions& o);
 Status run_reset(const Connection& c, bool graceful);
+Status run_bootstrap(const Connection& c);
+Status run_etcd(const Connection& c, const std::vector<std::string>& args);
 Status run_cluster_create(const ClusterOptions& o);
 Status run_cluster_destroy(const ClusterOptions& o);
 Status run_gen_secrets(const std::string& output, bool force);

@@ -22,6 +22,8 @@ constexpr const char* kUsage =
     "  apply-config -f FILE             send a machine config (--mode auto|no-reboot|reboot|staged, --dry-run)\n"
     "  inspect dependencies             the controller dependency graph as DOT\n"
     "  reset [--graceful=false]         leave the cluster, wipe the node, back to maintenance mode\n"
+    "  bootstrap                        start etcd's cluster on this control plane (once per cluster)\n"
+    "  etcd members | status | leave | remove-member ID | forfeit-leadership\n"
     "local commands:\n"
     "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
     "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR)\n"
@@ -139,6 +141,10 @@ int main(int argc, char** argv) {
       result = cosictl::run_get(*connection, get);
     } else if (command == "apply-config" && a.size() == 1) {
       result = cosictl::run_apply_config(*connection, apply);
+    } else if (command == "bootstrap" && a.size() == 1) {
+      result = cosictl::run_bootstrap(*connection);
+    } else if (command == "etcd") {
+      result = cosictl::run_etcd(*connection, {a.begin() + 1, a.end()});
     } else if (command == "reset" && a.size() == 1) {
       result = cosictl::run_reset(*connection, graceful);
     } else if (command == "inspect" && a.size() == 2 && a[1] == "dependencies") {

@@ -22,11 +22,14 @@
 #include "api/machine_server.h"
 #include "api/state_server.h"
 #include "api/discovery/grpc_discovery_client.h"
+#include "api/etcd/grpc_etcd_client.h"
 #include "api/trustd/trustd_client.h"
 #include "cmd/common/flag_values.h"
 #include "cmd/common/flags.h"
 #include "cmd/machined/api_listener.h"
+#include "cmd/machined/child_process.h"
 #include "cmd/machined/node_config.h"
+#include "cmd/machined/node_etcd.h"
 #include "cmd/machined/node_identity.h"
 #include "cmd/machined/node_reset.h"
 #include "controllers/cluster/affiliate_merge_controller.h"
@@ -36,6 +39,10 @@
 #include "controllers/cluster/info_controller.h"
 #include "controllers/cluster/local_affiliate_controller.h"
 #include "controllers/cluster/member_controller.h"
+#include "controllers/etcd/etcd_certificate_controller.h"
+#include "controllers/etcd/etcd_controller.h"
+#include "controllers/etcd/etcd_spec_controller.h"
+#include "controllers/etcd/etcd_status_controller.h"
 #include "controllers/network/node_identity_controller.h"
 #include "controllers/secrets/api_certificate_controller.h"
 #include "resources/catalog.h"
@@ -58,6 +65,7 @@ struct Options {
   std::string metrics_listen;
   std::string trustd_port = "50001";
   std::string discovery_ttl = "30m";
+  std::string etcd_binary = "etcd";
   bool insecure_dev = false;
   bool leave = false;
   bool help = false;
@@ -163,6 +171,14 @@ int run(const Options& o, char** argv) {
   cluster_controllers.push_back(std::make_unique<controllers::AffiliateMergeController>());
   cluster_controllers.push_back(std::make_unique<controllers::MemberController>());
   cluster_controllers.push_back(std::make_unique<controllers::ControlPlaneEndpointsController>());
+  auto etcd = std::make_unique<controllers::EtcdController>(
+      controllers::EtcdControllerOptions{.state_dir = o.state_dir, .etcd_binary = o.etcd_binary}, machined::ChildProcess::start,
+      etcd::make_grpc_etcd_client);
+  auto* etcd_controller = etcd.get();
+  cluster_controllers.push_back(std::make_unique<controllers::EtcdCertificateController>());
+  cluster_controllers.push_back(std::make_unique<controllers::EtcdSpecController>());
+  cluster_controllers.push_back(std::move(etcd));
+  cluster_controllers.push_back(std::make_unique<controllers::EtcdStatusController>(etcd::make_grpc_etcd_client));
   for (auto& c : cluster_controllers) {
     if (auto s = runtime.add(std::move(c)); !s.ok()) return fail(s.error().to_string());
   }
@@ -174,8 +190,9 @@ int run(const Options& o, char** argv) {
 
   api::StateServer network_state(state, types, pool, {.writable = false});
   api::StateServer trusted_state(state, types, pool, {.writable = true});
-  machined::NodeReset node_reset(discovery_controller, log);
-  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset);
+  machined::NodeReset node_reset(discovery_controller, etcd_controller, log);
+  machined::NodeEtcd node_etcd(state, etcd_controller);
+  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset, &node_etcd);
   api::InspectServer inspect_service(runtime, hostname);
   auto internal = serve("", {&network_state, &machine_service, &inspect_service});
   if (!internal) return fail("cannot start the node's services");
@@ -233,6 +250,7 @@ int run(const Options& o, char** argv) {
   local->Shutdown(deadline);
   (*http)->stop();
   if (auto s = runtime.stop(std::chrono::seconds(5)); !s.ok()) log.warn("stopping the runtime", {{"error", s.error().message()}});
+  etcd_controller->stop();
   pool.stop();
   std::filesystem::remove(socket, ec);
   if (resetting) {
@@ -266,6 +284,7 @@ int main(int argc, char** argv) {
   flags.value("metrics-listen", 0, &o.metrics_listen, "HTTP /metrics, /healthz, /readyz (default LISTEN_HOST:9100)");
   flags.value("trustd-port", 0, &o.trustd_port, "trustd's port on control planes, and where workers ask (default 50001)");
   flags.value("discovery-ttl", 0, &o.discovery_ttl, "how long the discovery service keeps this node's affiliate without a refresh (default 30m)");
+  flags.value("etcd-binary", 0, &o.etcd_binary, "the etcd server control planes run (default: etcd from PATH)");
   flags.boolean("leave", 0, &o.leave, "at stop, delete this node's discovery affiliate so peers drop it at once");
   flags.boolean("insecure-dev", 0, &o.insecure_dev, "plaintext gRPC, every caller admin; refused unless every listen address is loopback");
   flags.boolean("help", 'h', &o.help, "this help");

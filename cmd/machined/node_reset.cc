@@ -21,6 +21,13 @@ Status NodeReset::leave() {
 
 Status NodeReset::reset(const api::ResetRequest& request) {
   if (requested_.exchange(true)) return Error(ErrorKind::kFailedPrecondition, "a reset is already under way");
+  if (request.graceful && etcd_->serving()) {
+    if (auto s = etcd_->leave(); !s.ok()) {
+      requested_ = false;
+      return Error(s.error().kind(), "graceful reset: leaving etcd: " + s.error().message() + " (reset with --graceful=false to skip)");
+    }
+    log_.info("left etcd");
+  }
   if (request.graceful) {
     if (auto s = leave(); !s.ok()) {
       requested_ = false;

@@ -1,9 +1,10 @@
-// NodeReset: MachineService.Reset for machined. A graceful reset first deletes this node's
-// affiliate from the discovery service (peers drop it at once instead of after the TTL); then,
+// NodeReset: MachineService.Reset for machined. A graceful reset first leaves etcd (on control
+// planes) and deletes this node's affiliate from the discovery service (peers drop it at once
+// instead of after the TTL); then,
 // once the reply is on its way, machined stops, wipes --state-dir (config, identity, staged
 // config) and starts again in maintenance mode — its "reboot" is an exec of itself.
 //
-//   NodeReset reset(discovery_controller);
+//   NodeReset reset(discovery_controller, etcd_controller, log);
 //   MachineServer machine(node, &config, &reset);
 //   ... main loop: SIGUSR1 with reset.requested() → stop, NodeReset::wipe(state_dir), exec
 #pragma once
@@ -13,13 +14,15 @@
 
 #include "api/machine_server.h"
 #include "controllers/cluster/discovery_service_controller.h"
+#include "controllers/etcd/etcd_controller.h"
 #include "runtime/base/log.h"
 
 namespace cosi::machined {
 
 class NodeReset final : public api::NodeResetter {
  public:
-  NodeReset(controllers::DiscoveryServiceController* discovery, Logger log) : discovery_(discovery), log_(std::move(log)) {}
+  NodeReset(controllers::DiscoveryServiceController* discovery, controllers::EtcdController* etcd, Logger log)
+      : discovery_(discovery), etcd_(etcd), log_(std::move(log)) {}
 
   // Leaves (graceful), then raises SIGUSR1 for machined's main loop.
   Status reset(const api::ResetRequest& request) override;
@@ -33,6 +36,7 @@ class NodeReset final : public api::NodeResetter {
 
  private:
   controllers::DiscoveryServiceController* const discovery_;
+  controllers::EtcdController* const etcd_;
   Logger log_;
   std::atomic<bool> requested_{false};
 };

@@ -18,6 +18,11 @@ inline constexpr std::string_view kEtcdConfigType = "EtcdConfigs.etcd.talos.dev"
 inline constexpr std::string_view kEtcdStatusType = "EtcdStatuses.etcd.talos.dev";
 inline constexpr std::string_view kEtcdClusterType = "EtcdClusters.etcd.talos.dev";
 
+inline constexpr std::string_view kEtcdSpecId = "etcd";
+inline constexpr std::string_view kEtcdConfigId = "etcd";
+inline constexpr std::string_view kEtcdMemberId = "local";
+inline constexpr std::string_view kEtcdClusterId = "etcd";
+
 using EtcdMemberSpec = ::talos::resource::definitions::etcd::MemberSpec;
 using EtcdSpecSpec = ::talos::resource::definitions::etcd::SpecSpec;
 using EtcdConfigSpec = ::talos::resource::definitions::etcd::ConfigSpec;

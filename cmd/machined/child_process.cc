@@ -1,0 +1,61 @@
+#include "cmd/machined/child_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace cosi::machined {
+
+Result<std::unique_ptr<controllers::EtcdProcess>> ChildProcess::start(const std::vector<std::string>& argv,
+                                                                      const std::string& log_path) {
+  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log < 0) return Error(ErrorKind::kInternal, "cannot open " + log_path + ": " + std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(log);
+    return Error(ErrorKind::kInternal, std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    const int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(log, 1);
+    dup2(log, 2);
+    close_range(3, ~0u, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(log);
+  return std::unique_ptr<controllers::EtcdProcess>(new ChildProcess(pid));
+}
+
+bool ChildProcess::running() {
+  if (exited_) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) exited_ = true;
+  return !exited_;
+}
+
+ChildProcess::~ChildProcess() {
+  if (!running()) return;
+  kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (running() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (running()) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+}
+
+}  // namespace cosi::machined

@@ -1,0 +1,33 @@
+// ChildProcess: a program machined supervises (etcd): started with its output appended to a
+// log file, polled for exit, stopped with SIGTERM and then SIGKILL when destroyed.
+//
+//   auto etcd = ChildProcess::start({"etcd", "--name=cp-1", ...}, "/var/lib/machined/etcd/etcd.log");
+//   (*etcd)->running();
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "controllers/etcd/etcd_process.h"
+
+namespace cosi::machined {
+
+class ChildProcess final : public controllers::EtcdProcess {
+ public:
+  static Result<std::unique_ptr<controllers::EtcdProcess>> start(const std::vector<std::string>& argv, const std::string& log_path);
+  ~ChildProcess() override;
+
+  bool running() override;
+  int pid() const override { return pid_; }
+
+ private:
+  explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  pid_t pid_;
+  bool exited_ = false;
+};
+
+}  // namespace cosi::machined

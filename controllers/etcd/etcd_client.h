@@ -1,0 +1,64 @@
+// What the etcd controllers need from etcd: Cluster and Maintenance calls against one member's
+// client URL, each with a deadline. Controllers do not dial gRPC: machined injects the real
+// client (api/etcd/grpc_etcd_client.h), unit tests a fake. A learner answers only Status, so
+// membership calls go to a voting member.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/base/result.h"
+
+namespace cosi::controllers {
+
+struct EtcdMemberInfo {
+  uint64_t id = 0;
+  std::string name;  // empty until the member has started
+  std::vector<std::string> peer_urls;
+  std::vector<std::string> client_urls;
+  bool is_learner = false;
+};
+
+struct EtcdMemberStatus {
+  std::string version;  // the server's, "3.4.23"
+  int64_t db_size = 0;
+  int64_t db_size_in_use = 0;
+  uint64_t leader = 0;
+  uint64_t raft_index = 0;
+  uint64_t raft_term = 0;
+  uint64_t raft_applied_index = 0;
+  bool is_learner = false;
+  uint64_t member_id = 0;
+  std::vector<std::string> errors;
+};
+
+struct EtcdTls {
+  std::string ca;   // PEM
+  std::string crt;  // client certificate, PEM
+  std::string key;
+};
+
+class EtcdClient {
+ public:
+  virtual ~EtcdClient() = default;
+  virtual Result<std::vector<EtcdMemberInfo>> member_list() = 0;
+  // MemberAdd{isLearner: true}; the new member's id.
+  virtual Result<uint64_t> add_learner(const std::vector<std::string>& peer_urls) = 0;
+  virtual Status promote(uint64_t id) = 0;
+  virtual Status remove(uint64_t id) = 0;
+  virtual Result<EtcdMemberStatus> status() = 0;
+  virtual Status move_leader(uint64_t to) = 0;
+};
+
+// A client for the member at `endpoint` ("host:port"); every call within `deadline`.
+using EtcdClientFactory =
+    std::function<std::unique_ptr<EtcdClient>(const std::string& endpoint, const EtcdTls& tls, std::chrono::milliseconds deadline)>;
+
+// "%016x", as Talos prints member ids.
+std::string member_id_hex(uint64_t id);
+
+}  // namespace cosi::controllers

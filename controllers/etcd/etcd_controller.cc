@@ -1,0 +1,347 @@
+#include "controllers/etcd/etcd_controller.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "resources/etcd/etcd_resources.h"
+
+namespace cosi::controllers {
+
+using namespace cosi::resources;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr auto kCallDeadline = 2s;
+
+bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+
+// Writes `content` to `path` unless it is already there (etcd reads the files as it goes).
+Status write_if_changed(const fs::path& path, const std::string& content) {
+  std::ifstream in(path);
+  std::stringstream current;
+  current << in.rdbuf();
+  if (in.good() && current.str() == content) return {};
+  const fs::path temp = path.string() + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << content;
+    if (!out.good()) return Error(ErrorKind::kInternal, "cannot write " + temp.string());
+  }
+  fs::permissions(temp, fs::perms::owner_read | fs::perms::owner_write);
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) return Error(ErrorKind::kInternal, "cannot write " + path.string() + ": " + ec.message());
+  return {};
+}
+
+}  // namespace
+
+std::vector<Input> EtcdController::inputs() const { return etcd_view_inputs(); }
+
+std::vector<Output> EtcdController::outputs() const { return {{kEtcdMemberType}}; }
+
+std::string EtcdController::data_dir() const { return options_.state_dir + "/etcd/data"; }
+std::string EtcdController::pki_dir() const { return options_.state_dir + "/etcd/pki"; }
+
+bool EtcdController::has_data() const {
+  std::error_code ec;
+  return fs::exists(data_dir() + "/member", ec);
+}
+
+bool EtcdController::serving() const {
+  std::lock_guard lock(mu_);
+  return view_ != nullptr;
+}
+
+void EtcdController::stop() {
+  std::lock_guard lock(mu_);
+  left_ = true;
+  process_.reset();
+}
+
+Status EtcdController::write_pki(const EtcdView& v) const {
+  std::error_code ec;
+  fs::create_directories(pki_dir(), ec);
+  if (ec) return Error(ErrorKind::kInternal, "cannot create " + pki_dir() + ": " + ec.message());
+  const std::pair<const char*, std::string> files[] = {
+      {"ca.crt", v.certs.ca()},
+      {"server.crt", v.certs.etcd().crt()},
+      {"server.key", v.certs.etcd().key()},
+      {"peer.crt", v.certs.etcd_peer().crt()},
+      {"peer.key", v.certs.etcd_peer().key()},
+  };
+  for (const auto& [name, content] : files) {
+    if (auto s = write_if_changed(fs::path(pki_dir()) / name, content); !s.ok()) return s;
+  }
+  return {};
+}
+
+std::vector<std::string> EtcdController::args(const EtcdView& v, const std::string& initial_cluster, bool existing) const {
+  auto urls = [&](int port) {
+    std::string out;
+    for (const auto& ip : v.listen_ips) out += (out.empty() ? "" : ",") + std::string("https://") + ip + ":" + std::to_string(port);
+    return out;
+  };
+  const std::string pki = pki_dir();
+  std::vector<std::string> a = {options_.etcd_binary,
+                                "--name=" + v.name,
+                                "--data-dir=" + data_dir(),
+                                "--listen-client-urls=" + urls(options_.client_port),
+                                "--advertise-client-urls=" + v.client_url,
+                                "--listen-peer-urls=" + urls(options_.peer_port),
+                                "--initial-advertise-peer-urls=" + v.peer_url,
+                                "--initial-cluster=" + initial_cluster,
+                                std::string("--initial-cluster-state=") + (existing ? "existing" : "new"),
+                                "--cert-file=" + pki + "/server.crt",
+                                "--key-file=" + pki + "/server.key",
+                                "--trusted-ca-file=" + pki + "/ca.crt",
+                                "--client-cert-auth=true",
+                                "--peer-cert-file=" + pki + "/peer.crt",
+                                "--peer-key-file=" + pki + "/peer.key",
+                                "--peer-trusted-ca-file=" + pki + "/ca.crt",
+                                "--peer-client-cert-auth=true"};
+  for (const auto& [k, value] : v.extra_args) a.push_back("--" + k + "=" + value);
+  return a;
+}
+
+std::unique_ptr<EtcdClient> EtcdController::voting_client(const EtcdView& v) const {
+  std::vector<std::string> candidates = v.peers;
+  candidates.push_back(v.self);
+  for (const auto& endpoint : candidates) {
+    auto client = clients_(endpoint, v.tls, kCallDeadline);
+    auto status = client->status();
+    if (status.ok() && !status->is_learner && status->leader != 0) return client;
+  }
+  return nullptr;
+}
+
+void EtcdController::publish_member(ControllerContext& ctx, const EtcdView& v) {
+  const Pointer local{kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)};
+  auto status = clients_(v.self, v.tls, 1s)->status();
+  if (status.ok() && status->member_id != 0) {
+    auto written = ctx.modify<EtcdMemberSpec>(Metadata(kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)),
+                                              [&](EtcdMemberSpec& s) { s.set_member_id(member_id_hex(status->member_id)); });
+    if (written.ok()) return;
+  }
+  (void)ctx.keep(local);
+}
+
+ReconcileResult EtcdController::start(ControllerContext& ctx, const EtcdView& v, const std::string& initial_cluster,
+                                      bool existing) {
+  std::error_code ec;
+  fs::create_directories(options_.state_dir + "/etcd", ec);
+  auto process = launcher_(args(v, initial_cluster, existing), options_.state_dir + "/etcd/etcd.log");
+  if (!process.ok()) return ReconcileResult::retry(process.error());
+  process_ = std::move(*process);
+  ctx.log().info("etcd started", {{"member", v.name},
+                                  {"cluster_state", existing ? "existing" : "new"},
+                                  {"initial_cluster", initial_cluster},
+                                  {"pid", std::to_string(process_->pid())}});
+  return ReconcileResult::requeue_after(500ms);
+}
+
+ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) {
+  for (const auto& peer : v.peers) {
+    auto client = clients_(peer, v.tls, kCallDeadline);
+    auto members = client->member_list();
+    if (!members.ok()) continue;  // down, a learner, or no cluster there yet
+    std::optional<uint64_t> reuse;
+    for (const auto& m : *members) {
+      const bool ours = m.name == v.name ||
+                        std::find(m.peer_urls.begin(), m.peer_urls.end(), v.peer_url) != m.peer_urls.end();
+      if (!ours) continue;
+      if (m.name.empty()) {
+        reuse = m.id;  // added by an earlier attempt that never started
+        continue;
+      }
+      ctx.log().info("removing a stale member with this node's name", {{"member", member_id_hex(m.id)}, {"via", peer}});
+      if (auto s = client->remove(m.id); !s.ok()) return ReconcileResult::retry(s.error());
+    }
+    uint64_t id = 0;
+    if (reuse) {
+      id = *reuse;
+    } else {
+      auto added = client->add_learner({v.peer_url});
+      if (!added.ok()) {
+        if (contains(added.error().message(), "too many learner")) {
+          ctx.log().info("another member is joining; waiting for it to be promoted", {{"via", peer}});
+          return ReconcileResult::requeue_after(1s);
+        }
+        return ReconcileResult::retry(added.error());
+      }
+      id = *added;
+    }
+    auto now_members = client->member_list();
+    if (!now_members.ok()) return ReconcileResult::retry(now_members.error());
+    std::string initial;
+    for (const auto& m : *now_members) {
+      const std::string name = m.id == id ? v.name : m.name;
+      if (name.empty() || m.peer_urls.empty()) continue;
+      initial += (initial.empty() ? "" : ",") + name + "=" + m.peer_urls.front();
+    }
+    learner_ = id;
+    ctx.log().info("joining the etcd cluster as a learner", {{"member", member_id_hex(id)}, {"via", peer}});
+    return start(ctx, v, initial, true);
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_wait_log_ >= 30s) {
+    last_wait_log_ = now;
+    std::string candidates = v.ip;
+    for (const auto& p : v.peers) candidates += ", " + p.substr(0, p.rfind(':'));
+    ctx.log().info("no etcd cluster yet: bootstrap exactly one control plane (cosictl bootstrap -n <ip>)",
+                   {{"control_planes", candidates}});
+  }
+  return ReconcileResult::requeue_after(1s);
+}
+
+ReconcileResult EtcdController::reconcile(ControllerContext& ctx) {
+  auto view = read_etcd_view(ctx, options_.client_port, options_.peer_port);
+  std::unique_lock lock(mu_);
+  waker_ = ctx.waker();
+  if (!view) {
+    process_.reset();
+    view_.reset();
+    return ReconcileResult::done();
+  }
+  auto v = std::make_shared<const EtcdView>(std::move(*view));
+  view_ = v;
+  if (left_) return ReconcileResult::done();
+  if (auto s = write_pki(*v); !s.ok()) return ReconcileResult::retry(s.error());
+
+  if (process_ && process_->running()) {
+    failures_ = 0;
+    if (learner_) {
+      const uint64_t id = *learner_;
+      lock.unlock();
+      auto voting = voting_client(*v);
+      Status promoted = voting ? voting->promote(id) : Status(Error(ErrorKind::kUnavailable, "no voting member answers"));
+      lock.lock();
+      if (promoted.ok()) {
+        learner_.reset();
+        ctx.log().info("promoted to a voting member", {{"member", member_id_hex(id)}});
+      } else if (!contains(promoted.error().message(), "not in sync") && !contains(promoted.error().message(), "not ready")) {
+        ctx.log().info("promotion not possible yet", {{"error", promoted.error().message()}});
+      }
+    }
+    const bool waiting = learner_.has_value();
+    lock.unlock();
+    publish_member(ctx, *v);
+    return ReconcileResult::requeue_after(waiting ? 300ms : 2s);
+  }
+  if (process_) {
+    ++failures_;
+    process_.reset();
+    const auto delay = std::min<std::chrono::milliseconds>(5s, 200ms * (1 << std::min(failures_, 5)));
+    next_start_ = std::chrono::steady_clock::now() + delay;
+    ctx.log().warn("etcd exited; restarting", {{"failures", std::to_string(failures_)},
+                                               {"log", options_.state_dir + "/etcd/etcd.log"}});
+  }
+  if (const auto now = std::chrono::steady_clock::now(); now < next_start_) {
+    (void)ctx.keep({kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)});
+    return ReconcileResult::requeue_after(std::chrono::duration_cast<std::chrono::milliseconds>(next_start_ - now));
+  }
+  (void)ctx.keep({kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)});
+  if (has_data()) return start(ctx, *v, v->name + "=" + v->peer_url, true);
+  if (bootstrap_requested_) return start(ctx, *v, v->name + "=" + v->peer_url, false);
+  return join(ctx, *v);
+}
+
+Status EtcdController::bootstrap() {
+  std::shared_ptr<const EtcdView> v;
+  {
+    std::lock_guard lock(mu_);
+    v = view_;
+    if (!v) return Error(ErrorKind::kUnimplemented, "bootstrap is only available on control plane nodes");
+    if (has_data() || bootstrap_requested_ || learner_ || (process_ && process_->running())) {
+      return Error(ErrorKind::kAlreadyExists, "etcd data directory is not empty");
+    }
+  }
+  for (const auto& peer : v->peers) {
+    auto members = clients_(peer, v->tls, 1s)->member_list();
+    if (members.ok()) {
+      return Error(ErrorKind::kFailedPrecondition,
+                   "etcd already runs on " + peer.substr(0, peer.rfind(':')) + " (a cluster of " + std::to_string(members->size()) +
+                       " members): this node joins it by itself; a second bootstrap would make a second cluster");
+    }
+  }
+  ControllerContext::Waker wake;
+  {
+    std::lock_guard lock(mu_);
+    if (has_data() || bootstrap_requested_) return Error(ErrorKind::kAlreadyExists, "etcd data directory is not empty");
+    bootstrap_requested_ = true;
+    left_ = false;
+    wake = waker_;
+  }
+  if (wake) wake();
+  return {};
+}
+
+Status EtcdController::leave() {
+  std::shared_ptr<const EtcdView> v;
+  {
+    std::lock_guard lock(mu_);
+    v = view_;
+  }
+  if (!v) return Error(ErrorKind::kUnimplemented, "etcd runs only on control plane nodes");
+  {
+    std::lock_guard lock(mu_);
+    if (!has_data() && !(process_ && process_->running())) {  // never a member: nothing to leave
+      left_ = true;
+      return {};
+    }
+  }
+  auto voting = voting_client(*v);
+  if (!voting) return Error(ErrorKind::kUnavailable, "no voting etcd member answers: cannot leave the cluster safely");
+  auto members = voting->member_list();
+  if (!members.ok()) return members.error();
+  for (const auto& m : *members) {
+    if (m.name == v->name || std::find(m.peer_urls.begin(), m.peer_urls.end(), v->peer_url) != m.peer_urls.end()) {
+      if (auto s = voting->remove(m.id); !s.ok()) return s;
+    }
+  }
+  std::lock_guard lock(mu_);
+  left_ = true;
+  bootstrap_requested_ = false;
+  learner_.reset();
+  process_.reset();
+  std::error_code ec;
+  fs::remove_all(data_dir(), ec);
+  return {};
+}
+
+Status EtcdController::remove_member(uint64_t id) {
+  std::shared_ptr<const EtcdView> v;
+  {
+    std::lock_guard lock(mu_);
+    v = view_;
+  }
+  if (!v) return Error(ErrorKind::kUnimplemented, "etcd runs only on control plane nodes");
+  auto voting = voting_client(*v);
+  if (!voting) return Error(ErrorKind::kUnavailable, "no voting etcd member answers");
+  return voting->remove(id);
+}
+
+Result<uint64_t> EtcdController::forfeit_leadership() {
+  std::shared_ptr<const EtcdView> v;
+  {
+    std::lock_guard lock(mu_);
+    v = view_;
+  }
+  if (!v) return Error(ErrorKind::kUnimplemented, "etcd runs only on control plane nodes");
+  auto local = clients_(v->self, v->tls, kCallDeadline);
+  auto status = local->status();
+  if (!status.ok()) return status.error();
+  if (status->leader != status->member_id) return uint64_t{0};
+  auto members = local->member_list();
+  if (!members.ok()) return members.error();
+  for (const auto& m : *members) {
+    if (m.id == status->member_id || m.is_learner) continue;
+    if (auto s = local->move_leader(m.id); s.ok()) return m.id;
+  }
+  return Error(ErrorKind::kFailedPrecondition, "no other voting member can take the leadership");
+}
+
+}  // namespace cosi::controllers

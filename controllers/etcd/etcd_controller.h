@@ -1,0 +1,95 @@
+// EtcdController: runs this control plane's etcd member from its EtcdSpec and EtcdCerts.
+//
+//   data in STATE/etcd/data   restart the member it holds
+//   bootstrap() was called    start a new single-member cluster here
+//   otherwise                 join: ask the control planes discovery knows (Endpoints) for
+//                             the cluster, remove a stale member with our name, MemberAdd us
+//                             as a learner ("too many learner members": wait and retry), start
+//                             with initial-cluster-state=existing, promote once in sync
+//
+// The process is supervised: restarted with backoff when it exits, stopped with the
+// controller. Until a cluster exists it logs, every 30 s, that one control plane needs
+// `bootstrap`. Publishes EtcdMembers "local" (this member's id).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controllers/etcd/etcd_client.h"
+#include "controllers/etcd/etcd_process.h"
+#include "controllers/etcd/etcd_view.h"
+#include "runtime/controller/context.h"
+#include "runtime/controller/controller.h"
+
+namespace cosi::controllers {
+
+struct EtcdControllerOptions {
+  std::string state_dir;            // etcd keeps STATE/etcd/{data,pki,etcd.log}
+  std::string etcd_binary = "etcd";
+  int client_port = 2379;
+  int peer_port = 2380;
+};
+
+class EtcdController final : public Controller {
+ public:
+  EtcdController(EtcdControllerOptions options, EtcdLauncher launcher, EtcdClientFactory clients)
+      : options_(std::move(options)), launcher_(std::move(launcher)), clients_(std::move(clients)) {}
+
+  std::string name() const override { return "etcd.EtcdController"; }
+  std::vector<Input> inputs() const override;
+  std::vector<Output> outputs() const override;
+  ReconcileResult reconcile(ControllerContext& ctx) override;
+
+  // MachineService.Bootstrap: kUnimplemented off control planes, kAlreadyExists when the data
+  // directory is not empty, kFailedPrecondition naming a control plane whose etcd already
+  // runs a cluster. Safe from any thread.
+  Status bootstrap();
+  // EtcdLeaveCluster: removes this member (through a voting member), stops etcd, wipes its data.
+  // This node does not join again until it is reset.
+  Status leave();
+  // EtcdRemoveMemberByID, through a voting member.
+  Status remove_member(uint64_t id);
+  // EtcdForfeitLeadership: when this member leads, hands leadership to another voting member;
+  // the new leader's id (0 when this member was not the leader).
+  Result<uint64_t> forfeit_leadership();
+  // Whether this node runs etcd at all (a control plane with its spec and certificates).
+  bool serving() const;
+  // Stops etcd now (machined's shutdown and reset: the process must not outlive machined).
+  void stop();
+
+ private:
+  std::string data_dir() const;
+  std::string pki_dir() const;
+  bool has_data() const;
+  std::vector<std::string> args(const EtcdView& v, const std::string& initial_cluster, bool existing) const;
+  Status write_pki(const EtcdView& v) const;
+  // A voting member's client: the other control planes first, then this one.
+  std::unique_ptr<EtcdClient> voting_client(const EtcdView& v) const;
+  // Starts etcd (mu_ held).
+  ReconcileResult start(ControllerContext& ctx, const EtcdView& v, const std::string& initial_cluster, bool existing);
+  // Joins the cluster the other control planes run (mu_ held).
+  ReconcileResult join(ControllerContext& ctx, const EtcdView& v);
+  // Publishes EtcdMembers "local" from this member's status, or keeps it.
+  void publish_member(ControllerContext& ctx, const EtcdView& v);
+
+  const EtcdControllerOptions options_;
+  const EtcdLauncher launcher_;
+  const EtcdClientFactory clients_;
+
+  mutable std::mutex mu_;
+  std::shared_ptr<const EtcdView> view_;
+  ControllerContext::Waker waker_;
+  std::unique_ptr<EtcdProcess> process_;
+  bool bootstrap_requested_ = false;
+  bool left_ = false;
+  std::optional<uint64_t> learner_;  // our id while we wait to be promoted
+  int failures_ = 0;
+  std::chrono::steady_clock::time_point next_start_{};
+  std::chrono::steady_clock::time_point last_wait_log_{};
+};
+
+}  // namespace cosi::controllers

@@ -1,0 +1,25 @@
+// How the etcd controller runs etcd: a child process it starts with arguments and a log file,
+// asks whether it still runs, and stops. machined injects the real one (fork/exec, SIGTERM
+// then SIGKILL); unit tests a fake.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/base/result.h"
+
+namespace cosi::controllers {
+
+class EtcdProcess {
+ public:
+  virtual ~EtcdProcess() = default;  // stops it (SIGTERM, then SIGKILL)
+  virtual bool running() = 0;
+  virtual int pid() const = 0;
+};
+
+using EtcdLauncher =
+    std::function<Result<std::unique_ptr<EtcdProcess>>(const std::vector<std::string>& argv, const std::string& log_path)>;
+
+}  // namespace cosi::controllers

@@ -1,0 +1,36 @@
+// EtcdStatusController: etcd's health as resources, refreshed every second on control planes.
+// One EtcdStatuses per member (id = its member id in hex): Maintenance.Status of that member
+// with a short deadline, or the error that call got; and EtcdClusters "etcd": members, voting,
+// healthy, quorum needed, failures tolerated, whether it has quorum, the leader. The member
+// list comes from any voting member; when none answers, the last one seen stands, so a dead
+// majority shows as errors rather than as an empty cluster.
+#pragma once
+
+#include <mutex>
+#include <vector>
+
+#include "controllers/etcd/etcd_client.h"
+#include "runtime/controller/controller.h"
+
+namespace cosi::controllers {
+
+class EtcdStatusController final : public Controller {
+ public:
+  EtcdStatusController(EtcdClientFactory clients, int client_port = 2379, int peer_port = 2380,
+                       std::chrono::milliseconds every = std::chrono::seconds(1))
+      : clients_(std::move(clients)), client_port_(client_port), peer_port_(peer_port), every_(every) {}
+
+  std::string name() const override { return "etcd.StatusController"; }
+  std::vector<Input> inputs() const override;
+  std::vector<Output> outputs() const override;
+  ReconcileResult reconcile(ControllerContext& ctx) override;
+
+ private:
+  const EtcdClientFactory clients_;
+  const int client_port_;
+  const int peer_port_;
+  const std::chrono::milliseconds every_;
+  std::vector<EtcdMemberInfo> last_members_;
+};
+
+}  // namespace cosi::controllers
