@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, brings up a local cluster on loopback —
 # discoveryd plus 3 control planes and 2 workers, each a machined on its own 127.5.0.x
-# address — and shows what `cosictl get members` sees. The cluster is destroyed at the end
-# unless KEEP=1 (then: build/cmd/cosictl/cosictl cluster destroy --name demo).
+# address; etcd bootstrapped on the first control plane, joined by the others — and shows
+# `cosictl get members` and `cosictl etcd status`. The cluster is destroyed at the end unless
+# KEEP=1 (then: build/cmd/cosictl/cosictl cluster destroy --name demo).
 set -euo pipefail
 cd "$(dirname "$0")"
 ./install-deps.sh
@@ -20,5 +21,7 @@ fi
 set -x
 cosictl cluster create --name demo --controlplanes 3 --workers 2 --cidr 127.5.0.0/24
 cosictl get members
-cosictl -n 127.5.0.13 get members -o yaml | sed -n 1,20p
 cosictl get endpoints
+cosictl etcd members
+cosictl -n 127.5.0.10,127.5.0.11,127.5.0.12 etcd status
+cosictl get etcdclusters -o yaml

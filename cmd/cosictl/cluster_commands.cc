@@ -6,14 +6,12 @@
 #include <map>
 #include <thread>
 
-#include "api/state_client.h"
 #include "cmd/common/files.h"
+#include "cmd/cosictl/cluster_checks.h"
 #include "cmd/cosictl/commands.h"
 #include "cmd/cosictl/local_cluster.h"
 #include "cmd/cosictl/talosconfig.h"
 #include "machine.grpc.pb.h"
-#include "resources/catalog.h"
-#include "resources/cluster/cluster_resources.h"
 #include "resources/config/patch.h"
 
 namespace cosi::cosictl {
@@ -58,47 +56,6 @@ Status apply_in_maintenance(const LocalNode& node, const std::string& document, 
   return Error(last.kind(), node.name + " (" + node.ip + "): applying its config: " + last.message());
 }
 
-// The member names `node` lists, over mTLS with the cluster's talosconfig.
-Result<std::vector<std::string>> members_of(const LocalNode& node, const std::string& talosconfig, const ResourceTypes& types) {
-  auto connection = Connection::open({.endpoints = {node.ip}, .nodes = {node.ip}, .timeout = 3s, .talosconfig = talosconfig});
-  if (!connection.ok()) return connection.error();
-  api::GrpcState state(connection->channel(), types, {.deadline = 3s});
-  auto list = state.list({resources::kClusterNamespace, resources::kMemberType});
-  if (!list.ok()) return list.error();
-  std::vector<std::string> names;
-  for (const auto& r : *list) names.push_back(r->metadata().id());
-  return names;
-}
-
-// Prints a line whenever what a node sees changes; true once every node lists every member.
-bool wait_for_members(const LocalCluster& c, const std::string& talosconfig, Clock::time_point deadline) {
-  ResourceTypes types;
-  resources::register_types(types);
-  std::vector<std::string> expected;
-  for (const auto& n : c.nodes) expected.push_back(n.name);
-  std::sort(expected.begin(), expected.end());
-  std::string last_line;
-  while (true) {
-    size_t complete = 0;
-    std::string line = "waiting for members:";
-    for (const auto& n : c.nodes) {
-      auto names = members_of(n, talosconfig, types);
-      if (names.ok()) std::sort(names->begin(), names->end());
-      const bool all = names.ok() && *names == expected;
-      complete += all ? 1 : 0;
-      line += " " + n.name + " " + (names.ok() ? std::to_string(names->size()) + "/" + std::to_string(expected.size()) : "-");
-    }
-    if (line != last_line) {
-      std::printf("%s\n", line.c_str());
-      std::fflush(stdout);
-      last_line = line;
-    }
-    if (complete == c.nodes.size()) return true;
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(250ms);
-  }
-}
-
 // The nodes first (each deletes its affiliate while discoveryd still runs), then discoveryd.
 void stop_all(const LocalCluster& c) {
   std::vector<RunningProgram> nodes;
@@ -133,6 +90,9 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
 
   GenConfigOptions gen{.cluster_name = o.name,
                        .endpoint = "https://" + c.nodes.front().ip + ":6443",
+                       .patches = o.patches,
+                       .patches_control_plane = o.patches_control_plane,
+                       .patches_worker = o.patches_worker,
                        .discovery_endpoint = "http://" + c.discovery_ip + ":3000",
                        .output = dir};
   if (auto s = run_gen_config(gen); !s.ok()) return s;
@@ -183,11 +143,28 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
   if (auto s = save_talosconfig(dir + "/talosconfig", *tc); !s.ok()) return s;
   if (auto s = merge_into_default(*tc, o.name); !s.ok()) return s;
 
-  if (!wait_for_members(c, dir + "/talosconfig", deadline)) {
+  std::vector<CheckedNode> checked;
+  size_t control_planes = 0;
+  for (const auto& n : c.nodes) {
+    checked.push_back({n.name, n.ip, n.control_plane});
+    control_planes += n.control_plane ? 1 : 0;
+  }
+  const std::string talosconfig = dir + "/talosconfig";
+  if (!wait_for_members(checked, talosconfig, deadline)) {
     return Error(ErrorKind::kDeadlineExceeded, "not every node listed every member within " + std::to_string(o.wait.count()) +
                                                    " s; the logs are in " + dir);
   }
-  std::printf("cluster %s is up: every node lists all %zu members\n", o.name.c_str(), c.nodes.size());
+  // etcd is born once, on the first control plane; the others join it by themselves.
+  auto bootstrap = Connection::open({.endpoints = {c.nodes.front().ip}, .nodes = {c.nodes.front().ip}, .talosconfig = talosconfig});
+  if (!bootstrap.ok()) return bootstrap.error();
+  if (auto s = run_bootstrap(*bootstrap); !s.ok()) return s;
+  if (!wait_for_etcd(c.nodes.front().ip, control_planes, talosconfig, deadline)) {
+    return Error(ErrorKind::kDeadlineExceeded, "etcd did not reach " + std::to_string(control_planes) +
+                                                   " healthy voting members within " + std::to_string(o.wait.count()) +
+                                                   " s; the logs are in " + dir);
+  }
+  std::printf("cluster %s is up: every node lists all %zu members; etcd has %zu healthy voting members\n", o.name.c_str(),
+              c.nodes.size(), control_planes);
   return {};
 }
 

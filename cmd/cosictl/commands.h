@@ -51,11 +51,15 @@ struct ClusterOptions {
   std::string state_dir;  // empty: ~/.cosi/clusters
   std::string discovery_ttl = "30m";
   std::chrono::seconds wait{180};
+  std::vector<std::string> patches;  // as gen config's --config-patch*
+  std::vector<std::string> patches_control_plane;
+  std::vector<std::string> patches_worker;
 };
 
 Status run_apply_config(const Connection& c, const ApplyOptions& o);
 Status run_reset(const Connection& c, bool graceful);
 Status run_bootstrap(const Connection& c);
+Status run_health(const ConnectOptions& connect, std::chrono::seconds wait);
 Status run_etcd(const Connection& c, const std::vector<std::string>& args);
 Status run_cluster_create(const ClusterOptions& o);
 Status run_cluster_destroy(const ClusterOptions& o);

@@ -23,6 +23,7 @@ constexpr const char* kUsage =
     "  inspect dependencies             the controller dependency graph as DOT\n"
     "  reset [--graceful=false]         leave the cluster, wipe the node, back to maintenance mode\n"
     "  bootstrap                        start etcd's cluster on this control plane (once per cluster)\n"
+    "  health [--wait-timeout S]        wait for etcd quorum, healthy members and every member discovered\n"
     "  etcd members | status | leave | remove-member ID | forfeit-leadership\n"
     "local commands:\n"
     "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   flags.value("mode", 'm', &apply.mode, "apply-config: auto (default), no-reboot, reboot, staged or try");
   flags.boolean("dry-run", 0, &apply.dry_run, "apply-config: report what would change, change nothing");
   flags.value("with-secrets", 0, &gen.with_secrets, "gen config: the secrets bundle to use (default: a new one)");
-  flags.repeated("config-patch", 0, &gen.patches, "gen config: a patch (@file or YAML) for every config");
+  flags.repeated("config-patch", 0, &gen.patches, "gen config, cluster create: a patch (@file or YAML) for every config");
   flags.repeated("config-patch-control-plane", 0, &gen.patches_control_plane, "gen config: a patch for controlplane.yaml");
   flags.repeated("config-patch-worker", 0, &gen.patches_worker, "gen config: a patch for worker.yaml");
   flags.value("discovery-endpoint", 0, &gen.discovery_endpoint, "gen config: the discovery service URL (default: none)");
@@ -120,6 +121,9 @@ int main(int argc, char** argv) {
     } catch (...) {
       return fail("--controlplanes, --workers and --wait-timeout take whole numbers");
     }
+    cluster.patches = gen.patches;
+    cluster.patches_control_plane = gen.patches_control_plane;
+    cluster.patches_worker = gen.patches_worker;
     result = a[1] == "create" ? cosictl::run_cluster_create(cluster) : cosictl::run_cluster_destroy(cluster);
   } else {
     int seconds = 0;
@@ -141,6 +145,12 @@ int main(int argc, char** argv) {
       result = cosictl::run_get(*connection, get);
     } else if (command == "apply-config" && a.size() == 1) {
       result = cosictl::run_apply_config(*connection, apply);
+    } else if (command == "health" && a.size() == 1) {
+      try {
+        result = cosictl::run_health(connect, std::chrono::seconds(std::stoi(wait)));
+      } catch (...) {
+        return fail("--wait-timeout takes a whole number of seconds");
+      }
     } else if (command == "bootstrap" && a.size() == 1) {
       result = cosictl::run_bootstrap(*connection);
     } else if (command == "etcd") {

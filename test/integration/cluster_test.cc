@@ -117,7 +117,7 @@ grpc::Status update(pb::Cluster::Stub& stub, const std::string& cluster, const s
 TEST_CASE("a five-node local cluster: members everywhere, TTL expiry, graceful reset, discoveryd restarts and limits", "[cluster]") {
   LocalCluster c("t1", "127.24.0.0/24", 3, 2);
   CHECK_THAT(c.created.out, Contains("t1-controlplane-1                controlplane   127.24.0.10\n"));
-  CHECK_THAT(c.created.out, Contains("cluster t1 is up: every node lists all 5 members\n"));
+  CHECK_THAT(c.created.out, Contains("cluster t1 is up: every node lists all 5 members; etcd has 3 healthy voting members\n"));
 
   // Every node lists all five, with their machine types and addresses.
   const std::map<std::string, std::pair<std::string, std::string>> expected = {
