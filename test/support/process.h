@@ -1,5 +1,6 @@
 // Process: a child program for integration tests — started with its output on pipes, read line
-// by line with deadlines (never by sleeping), stopped by PID.
+// by line with deadlines (never by sleeping), stopped by PID. A program without a slash is
+// looked up in PATH.
 //
 //   Process p({"build/cmd/machined/machined", "--insecure-dev", ...});
 //   auto line = p.wait_for_line("machined ready", in_seconds(10));   // stderr or stdout
