@@ -2,6 +2,9 @@
 
 #include <sys/utsname.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "api/status.h"
 
 namespace cosi::api {
@@ -104,8 +107,7 @@ grpc::ServerUnaryReactor* etcd_call(grpc::CallbackServerContext* ctx, EtcdOperat
 grpc::ServerUnaryReactor* MachineServer::Bootstrap(grpc::CallbackServerContext* ctx, const machine::BootstrapRequest* req,
                                                    machine::BootstrapResponse* resp) {
   return etcd_call(ctx, etcd_, [&]() -> Status {
-    if (req->recover_etcd()) return Error(ErrorKind::kUnimplemented, "bootstrap with recover_etcd is not supported yet");
-    if (auto s = etcd_->bootstrap(); !s.ok()) return s;
+    if (auto s = req->recover_etcd() ? etcd_->bootstrap_from_snapshot() : etcd_->bootstrap(); !s.ok()) return s;
     resp->add_messages()->mutable_metadata()->set_hostname(node_.hostname);
     return {};
   });
@@ -165,6 +167,140 @@ grpc::ServerUnaryReactor* MachineServer::EtcdForfeitLeadership(grpc::CallbackSer
     m->set_member(*leader);
     return {};
   });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdAlarmList(grpc::CallbackServerContext* ctx, const google::protobuf::Empty*,
+                                                       machine::EtcdAlarmListResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    auto alarms = etcd_->alarms();
+    if (!alarms.ok()) return alarms.error();
+    auto* m = resp->add_messages();
+    m->mutable_metadata()->set_hostname(node_.hostname);
+    for (auto& a : *alarms) *m->add_member_alarms() = std::move(a);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdAlarmDisarm(grpc::CallbackServerContext* ctx, const google::protobuf::Empty*,
+                                                         machine::EtcdAlarmDisarmResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    auto alarms = etcd_->disarm_alarms();
+    if (!alarms.ok()) return alarms.error();
+    auto* m = resp->add_messages();
+    m->mutable_metadata()->set_hostname(node_.hostname);
+    for (auto& a : *alarms) *m->add_member_alarms() = std::move(a);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::EtcdDefragment(grpc::CallbackServerContext* ctx, const google::protobuf::Empty*,
+                                                        machine::EtcdDefragmentResponse* resp) {
+  return etcd_call(ctx, etcd_, [&]() -> Status {
+    if (auto s = etcd_->defragment(); !s.ok()) return s;
+    resp->add_messages()->mutable_metadata()->set_hostname(node_.hostname);
+    return {};
+  });
+}
+
+namespace {
+
+// Streams a snapshot file in 1 MiB messages, then removes it.
+class FileStream final : public grpc::ServerWriteReactor<common::Data> {
+ public:
+  FileStream(std::string path, grpc::Status early) : path_(std::move(path)), in_(path_, std::ios::binary) {
+    if (!early.ok()) {
+      Finish(early);
+      return;
+    }
+    next();
+  }
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+      return;
+    }
+    next();
+  }
+  void OnDone() override {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove(path_, ec);
+    delete this;
+  }
+
+ private:
+  void next() {
+    std::string chunk(1 << 20, '\0');
+    in_.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<size_t>(in_.gcount()));
+    if (chunk.empty()) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    message_.set_bytes(std::move(chunk));
+    StartWrite(&message_);
+  }
+  std::string path_;
+  std::ifstream in_;
+  common::Data message_;
+};
+
+// Appends every message's bytes to a file; answers once the client has sent everything.
+class UploadSink final : public grpc::ServerReadReactor<common::Data> {
+ public:
+  UploadSink(std::string path, machine::EtcdRecoverResponse* resp, std::string hostname)
+      : path_(std::move(path)), out_(path_, std::ios::binary | std::ios::trunc), resp_(resp), hostname_(std::move(hostname)) {
+    if (!out_.good()) {
+      Finish(grpc::Status(grpc::StatusCode::INTERNAL, "cannot write " + path_));
+      return;
+    }
+    StartRead(&message_);
+  }
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // the client finished sending
+      out_.close();
+      resp_->add_messages()->mutable_metadata()->set_hostname(hostname_);
+      Finish(grpc::Status::OK);
+      return;
+    }
+    out_.write(message_.bytes().data(), static_cast<std::streamsize>(message_.bytes().size()));
+    if (!out_.good()) {
+      Finish(grpc::Status(grpc::StatusCode::INTERNAL, "cannot write " + path_));
+      return;
+    }
+    StartRead(&message_);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  machine::EtcdRecoverResponse* resp_;
+  std::string hostname_;
+  common::Data message_;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<common::Data>* MachineServer::EtcdSnapshot(grpc::CallbackServerContext* ctx,
+                                                                    const machine::EtcdSnapshotRequest*) {
+  if (etcd_ == nullptr) {
+    return new FileStream("", grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "etcd is only available on control plane nodes"));
+  }
+  auto path = etcd_->snapshot();
+  if (!path.ok()) return new FileStream("", fail(ctx, path.error()));
+  return new FileStream(*path, grpc::Status::OK);
+}
+
+grpc::ServerReadReactor<common::Data>* MachineServer::EtcdRecover(grpc::CallbackServerContext* ctx,
+                                                                  machine::EtcdRecoverResponse* resp) {
+  struct Refused final : public grpc::ServerReadReactor<common::Data> {
+    explicit Refused(grpc::Status s) { Finish(s); }
+    void OnDone() override { delete this; }
+  };
+  if (etcd_ == nullptr) return new Refused(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "etcd is only available on control plane nodes"));
+  auto path = etcd_->recover_path();
+  if (!path.ok()) return new Refused(fail(ctx, path.error()));
+  return new UploadSink(*path, resp, node_.hostname);
 }
 
 }  // namespace cosi::api

@@ -59,6 +59,15 @@ class EtcdOperator {
  public:
   virtual ~EtcdOperator() = default;
   virtual Status bootstrap() = 0;
+  // Bootstrap{recover_etcd}: a new cluster from the snapshot EtcdRecover uploaded.
+  virtual Status bootstrap_from_snapshot() = 0;
+  // Where EtcdRecover writes the upload.
+  virtual Result<std::string> recover_path() = 0;
+  // This member's snapshot, written to a file the caller streams and then removes.
+  virtual Result<std::string> snapshot() = 0;
+  virtual Result<std::vector<machine::EtcdMemberAlarm>> alarms() = 0;
+  virtual Result<std::vector<machine::EtcdMemberAlarm>> disarm_alarms() = 0;
+  virtual Status defragment() = 0;
   virtual Status leave() = 0;
   virtual Status remove_member(uint64_t id) = 0;
   // The new leader's name; empty when this member did not lead.
@@ -92,6 +101,15 @@ class MachineServer final : public machine::MachineService::CallbackService {
   grpc::ServerUnaryReactor* EtcdRemoveMemberByID(grpc::CallbackServerContext* ctx,
                                                  const machine::EtcdRemoveMemberByIDRequest* req,
                                                  machine::EtcdRemoveMemberByIDResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdAlarmList(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
+                                          machine::EtcdAlarmListResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdAlarmDisarm(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
+                                            machine::EtcdAlarmDisarmResponse* resp) override;
+  grpc::ServerUnaryReactor* EtcdDefragment(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
+                                           machine::EtcdDefragmentResponse* resp) override;
+  grpc::ServerWriteReactor<common::Data>* EtcdSnapshot(grpc::CallbackServerContext* ctx,
+                                                       const machine::EtcdSnapshotRequest* req) override;
+  grpc::ServerReadReactor<common::Data>* EtcdRecover(grpc::CallbackServerContext* ctx, machine::EtcdRecoverResponse* resp) override;
   grpc::ServerUnaryReactor* EtcdForfeitLeadership(grpc::CallbackServerContext* ctx,
                                                   const machine::EtcdForfeitLeadershipRequest* req,
                                                   machine::EtcdForfeitLeadershipResponse* resp) override;

@@ -107,6 +107,58 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
     return out;
   }
 
+  Result<std::vector<controllers::EtcdAlarm>> alarms() override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    etcdserverpb::AlarmRequest req;
+    req.set_action(etcdserverpb::AlarmRequest::GET);
+    etcdserverpb::AlarmResponse resp;
+    auto s = maintenance_->Alarm(&ctx, req, &resp);
+    if (!s.ok()) return failed(endpoint_, "Alarm", s);
+    std::vector<controllers::EtcdAlarm> out;
+    for (const auto& a : resp.alarms()) out.push_back({a.memberid(), static_cast<int>(a.alarm())});
+    return out;
+  }
+
+  Status disarm(const controllers::EtcdAlarm& alarm) override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    etcdserverpb::AlarmRequest req;
+    req.set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
+    req.set_memberid(alarm.member_id);
+    req.set_alarm(static_cast<etcdserverpb::AlarmType>(alarm.type));
+    etcdserverpb::AlarmResponse resp;
+    auto s = maintenance_->Alarm(&ctx, req, &resp);
+    if (!s.ok()) return failed(endpoint_, "Alarm", s);
+    return {};
+  }
+
+  Status defragment() override {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::max<std::chrono::milliseconds>(deadline_, std::chrono::seconds(30)));
+    etcdserverpb::DefragmentResponse resp;
+    auto s = maintenance_->Defragment(&ctx, etcdserverpb::DefragmentRequest(), &resp);
+    if (!s.ok()) return failed(endpoint_, "Defragment", s);
+    return {};
+  }
+
+  Status snapshot(const std::function<Status(std::string_view)>& sink) override {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::max<std::chrono::milliseconds>(deadline_, std::chrono::minutes(5)));
+    auto reader = maintenance_->Snapshot(&ctx, etcdserverpb::SnapshotRequest());
+    etcdserverpb::SnapshotResponse chunk;
+    while (reader->Read(&chunk)) {
+      if (auto s = sink(chunk.blob()); !s.ok()) {
+        ctx.TryCancel();
+        (void)reader->Finish();
+        return s;
+      }
+    }
+    auto s = reader->Finish();
+    if (!s.ok()) return failed(endpoint_, "Snapshot", s);
+    return {};
+  }
+
   Status move_leader(uint64_t to) override {
     grpc::ClientContext ctx;
     bound(ctx);

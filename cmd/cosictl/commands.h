@@ -58,7 +58,7 @@ struct ClusterOptions {
 
 Status run_apply_config(const Connection& c, const ApplyOptions& o);
 Status run_reset(const Connection& c, bool graceful);
-Status run_bootstrap(const Connection& c);
+Status run_bootstrap(const Connection& c, const std::string& recover_from = "");
 Status run_health(const ConnectOptions& connect, std::chrono::seconds wait);
 Status run_etcd(const Connection& c, const std::vector<std::string>& args);
 Status run_cluster_create(const ClusterOptions& o);

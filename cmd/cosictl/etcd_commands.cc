@@ -2,6 +2,7 @@
 // MachineService's etcd calls on each node, printed as talosctl prints them.
 #include <cinttypes>
 #include <cstdio>
+#include <google/protobuf/empty.pb.h>
 
 #include "cmd/cosictl/commands.h"
 #include "cmd/cosictl/output.h"
@@ -109,12 +110,97 @@ Status each_node(const Connection& c, Call<Request, Response> call, const Reques
   return {};
 }
 
+std::string alarm_name(int type) { return type == 1 ? "NOSPACE" : type == 2 ? "CORRUPT" : "NONE"; }
+
+Status alarms(const Connection& c, bool disarm) {
+  auto stub = machine::MachineService::NewStub(c.channel());
+  TabWriter table;
+  table.row({"NODE", "MEMBER", "ALARM"});
+  for (const auto& node : c.nodes()) {
+    auto ctx = c.context(node);
+    grpc::Status s;
+    google::protobuf::RepeatedPtrField<machine::EtcdMemberAlarm> found;
+    if (disarm) {
+      machine::EtcdAlarmDisarmResponse resp;
+      s = stub->EtcdAlarmDisarm(ctx.get(), google::protobuf::Empty(), &resp);
+      for (const auto& m : resp.messages()) found.MergeFrom(m.member_alarms());
+    } else {
+      machine::EtcdAlarmListResponse resp;
+      s = stub->EtcdAlarmList(ctx.get(), google::protobuf::Empty(), &resp);
+      for (const auto& m : resp.messages()) found.MergeFrom(m.member_alarms());
+    }
+    if (!s.ok()) return node_error(c, node, s);
+    for (const auto& a : found) table.row({node, hex(a.member_id()), alarm_name(a.alarm())});
+  }
+  std::fputs(table.render().c_str(), stdout);
+  return {};
+}
+
+// EtcdSnapshot of the first node into `path` (written whole or not at all).
+Status snapshot(const Connection& c, const std::string& path) {
+  const std::string node = c.nodes().front();
+  const std::string partial = path + ".part";
+  std::FILE* out = std::fopen(partial.c_str(), "wb");
+  if (out == nullptr) return Error(ErrorKind::kInvalidArgument, "etcd snapshot: cannot write " + partial);
+  auto stub = machine::MachineService::NewStub(c.channel());
+  auto ctx = c.context(node, false);
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(5));
+  auto reader = stub->EtcdSnapshot(ctx.get(), machine::EtcdSnapshotRequest());
+  common::Data chunk;
+  size_t total = 0;
+  while (reader->Read(&chunk)) {
+    std::fwrite(chunk.bytes().data(), 1, chunk.bytes().size(), out);
+    total += chunk.bytes().size();
+  }
+  auto s = reader->Finish();
+  const bool written = std::fclose(out) == 0;
+  if (!s.ok() || !written || total == 0) {
+    std::remove(partial.c_str());
+    if (!s.ok()) return node_error(c, node, s);
+    return Error(ErrorKind::kInternal, "etcd snapshot: " + std::string(total == 0 ? "the node sent nothing" : "cannot write " + path));
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) return Error(ErrorKind::kInternal, "etcd snapshot: cannot write " + path);
+  std::printf("etcd snapshot saved to \"%s\" (%zu bytes)\n", path.c_str(), total);
+  return {};
+}
+
+// EtcdRecover: uploads `path` to the first node.
+Status upload(const Connection& c, const std::string& path) {
+  const std::string node = c.nodes().front();
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr) return Error(ErrorKind::kInvalidArgument, "--recover-from: cannot read " + path);
+  auto stub = machine::MachineService::NewStub(c.channel());
+  auto ctx = c.context(node, false);
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(5));
+  machine::EtcdRecoverResponse resp;
+  auto writer = stub->EtcdRecover(ctx.get(), &resp);
+  std::string buf(1 << 20, '\0');
+  size_t n;
+  bool ok = true;
+  while (ok && (n = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
+    common::Data chunk;
+    chunk.set_bytes(buf.data(), n);
+    ok = writer->Write(chunk);
+  }
+  std::fclose(in);
+  writer->WritesDone();
+  auto s = writer->Finish();
+  if (!s.ok()) return node_error(c, node, s);
+  return {};
+}
+
 }  // namespace
 
-Status run_bootstrap(const Connection& c) {
-  return each_node<machine::BootstrapRequest, machine::BootstrapResponse>(c, &machine::MachineService::Stub::Bootstrap,
-                                                                          machine::BootstrapRequest(),
-                                                                          "bootstrapping etcd: a new cluster starts here");
+Status run_bootstrap(const Connection& c, const std::string& recover_from) {
+  machine::BootstrapRequest req;
+  if (!recover_from.empty()) {
+    if (auto s = upload(c, recover_from); !s.ok()) return s;
+    req.set_recover_etcd(true);
+  }
+  return each_node<machine::BootstrapRequest, machine::BootstrapResponse>(
+      c, &machine::MachineService::Stub::Bootstrap, req,
+      recover_from.empty() ? "bootstrapping etcd: a new cluster starts here"
+                           : "bootstrapping etcd from the snapshot: a new single-member cluster starts here");
 }
 
 Status run_etcd(const Connection& c, const std::vector<std::string>& args) {
@@ -137,6 +223,13 @@ Status run_etcd(const Connection& c, const std::vector<std::string>& args) {
     return each_node<machine::EtcdRemoveMemberByIDRequest, machine::EtcdRemoveMemberByIDResponse>(
         c, &machine::MachineService::Stub::EtcdRemoveMemberByID, req, ("removed member " + args[1]).c_str());
   }
+  if (sub == "snapshot" && args.size() == 2) return snapshot(c, args[1]);
+  if (sub == "alarm" && args.size() == 2 && args[1] == "list") return alarms(c, false);
+  if (sub == "alarm" && args.size() == 2 && args[1] == "disarm") return alarms(c, true);
+  if (sub == "defrag" && args.size() == 1) {
+    return each_node<google::protobuf::Empty, machine::EtcdDefragmentResponse>(c, &machine::MachineService::Stub::EtcdDefragment,
+                                                                              google::protobuf::Empty(), "defragmented");
+  }
   if (sub == "forfeit-leadership" && args.size() == 1) {
     auto stub = machine::MachineService::NewStub(c.channel());
     for (const auto& node : c.nodes()) {
@@ -152,7 +245,7 @@ Status run_etcd(const Connection& c, const std::vector<std::string>& args) {
     return {};
   }
   return Error(ErrorKind::kInvalidArgument,
-               "etcd: use members, status, leave, remove-member ID or forfeit-leadership");
+               "etcd: use members, status, snapshot FILE, leave, remove-member ID, forfeit-leadership, alarm list|disarm or defrag");
 }
 
 }  // namespace cosi::cosictl

@@ -22,9 +22,10 @@ constexpr const char* kUsage =
     "  apply-config -f FILE             send a machine config (--mode auto|no-reboot|reboot|staged, --dry-run)\n"
     "  inspect dependencies             the controller dependency graph as DOT\n"
     "  reset [--graceful=false]         leave the cluster, wipe the node, back to maintenance mode\n"
-    "  bootstrap                        start etcd's cluster on this control plane (once per cluster)\n"
+    "  bootstrap [--recover-from F]     start etcd's cluster on this control plane (once per cluster)\n"
     "  health [--wait-timeout S]        wait for etcd quorum, healthy members and every member discovered\n"
-    "  etcd members | status | leave | remove-member ID | forfeit-leadership\n"
+    "  etcd members | status | snapshot F | leave | remove-member ID | forfeit-leadership |\n"
+    "       alarm list | alarm disarm | defrag\n"
     "local commands:\n"
     "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
     "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR)\n"
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   cosictl::ApplyOptions apply;
   std::vector<std::string> patches;
   bool graceful = true;
+  std::string recover_from;
   cosictl::ClusterOptions cluster;
   std::string control_planes = "3", workers = "2", wait = "180";
   cmd::Flags flags;
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   flags.repeated("patch", 'p', &patches, "machineconfig patch: a patch (@file or YAML)");
   flags.boolean("force", 0, &force, "gen: overwrite existing files");
   flags.boolean("graceful", 0, &graceful, "reset: leave the cluster first (default true)");
+  flags.value("recover-from", 0, &recover_from, "bootstrap: start the new cluster from this etcd snapshot");
   flags.value("name", 0, &cluster.name, "cluster: the cluster's name (default cosi)");
   flags.value("controlplanes", 0, &control_planes, "cluster create: control-plane nodes (default 3)");
   flags.value("workers", 0, &workers, "cluster create: worker nodes (default 2)");
@@ -152,7 +155,7 @@ int main(int argc, char** argv) {
         return fail("--wait-timeout takes a whole number of seconds");
       }
     } else if (command == "bootstrap" && a.size() == 1) {
-      result = cosictl::run_bootstrap(*connection);
+      result = cosictl::run_bootstrap(*connection, recover_from);
     } else if (command == "etcd") {
       result = cosictl::run_etcd(*connection, {a.begin() + 1, a.end()});
     } else if (command == "reset" && a.size() == 1) {

@@ -19,6 +19,9 @@ namespace cosi::machined {
 class ChildProcess final : public controllers::EtcdProcess {
  public:
   static Result<std::unique_ptr<controllers::EtcdProcess>> start(const std::vector<std::string>& argv, const std::string& log_path);
+  // Runs to completion within `deadline` (killed after it): kDeadlineExceeded, or an error
+  // naming the exit status.
+  static Status run(const std::vector<std::string>& argv, const std::string& log_path, std::chrono::milliseconds deadline);
   ~ChildProcess() override;
 
   bool running() override;

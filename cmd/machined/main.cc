@@ -173,7 +173,7 @@ int run(const Options& o, char** argv) {
   cluster_controllers.push_back(std::make_unique<controllers::ControlPlaneEndpointsController>());
   auto etcd = std::make_unique<controllers::EtcdController>(
       controllers::EtcdControllerOptions{.state_dir = o.state_dir, .etcd_binary = o.etcd_binary}, machined::ChildProcess::start,
-      etcd::make_grpc_etcd_client);
+      etcd::make_grpc_etcd_client, machined::ChildProcess::run);
   auto* etcd_controller = etcd.get();
   cluster_controllers.push_back(std::make_unique<controllers::EtcdCertificateController>());
   cluster_controllers.push_back(std::make_unique<controllers::EtcdSpecController>());

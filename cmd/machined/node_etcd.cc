@@ -11,6 +11,52 @@ Status NodeEtcd::serving() const {
   return {};
 }
 
+namespace {
+
+std::vector<machine::EtcdMemberAlarm> to_wire(const std::vector<controllers::EtcdAlarm>& alarms) {
+  std::vector<machine::EtcdMemberAlarm> out;
+  for (const auto& a : alarms) {
+    machine::EtcdMemberAlarm m;
+    m.set_member_id(a.member_id);
+    m.set_alarm(static_cast<machine::EtcdMemberAlarm::AlarmType>(a.type));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> NodeEtcd::recover_path() {
+  if (auto s = serving(); !s.ok()) return s.error();
+  return controller_->recover_path();
+}
+
+Result<std::string> NodeEtcd::snapshot() {
+  if (auto s = serving(); !s.ok()) return s.error();
+  const std::string path = controller_->recover_path() + ".out." + std::to_string(++snapshots_);
+  if (auto s = controller_->snapshot(path); !s.ok()) return s.error();
+  return path;
+}
+
+Result<std::vector<machine::EtcdMemberAlarm>> NodeEtcd::alarms() {
+  if (auto s = serving(); !s.ok()) return s.error();
+  auto a = controller_->alarms();
+  if (!a.ok()) return a.error();
+  return to_wire(*a);
+}
+
+Result<std::vector<machine::EtcdMemberAlarm>> NodeEtcd::disarm_alarms() {
+  if (auto s = serving(); !s.ok()) return s.error();
+  auto a = controller_->disarm_alarms();
+  if (!a.ok()) return a.error();
+  return to_wire(*a);
+}
+
+Status NodeEtcd::defragment() {
+  if (auto s = serving(); !s.ok()) return s;
+  return controller_->defragment();
+}
+
 Status NodeEtcd::remove_member(uint64_t id) {
   if (auto s = serving(); !s.ok()) return s;
   return controller_->remove_member(id);

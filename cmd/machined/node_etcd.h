@@ -3,6 +3,8 @@
 // whatever state the members are in).
 #pragma once
 
+#include <atomic>
+
 #include "api/machine_server.h"
 #include "controllers/etcd/etcd_controller.h"
 #include "runtime/state/state.h"
@@ -14,6 +16,12 @@ class NodeEtcd final : public api::EtcdOperator {
   NodeEtcd(State& state, controllers::EtcdController* controller) : state_(state), controller_(controller) {}
 
   Status bootstrap() override { return controller_->bootstrap(); }
+  Status bootstrap_from_snapshot() override { return controller_->bootstrap_from_snapshot(); }
+  Result<std::string> recover_path() override;
+  Result<std::string> snapshot() override;
+  Result<std::vector<machine::EtcdMemberAlarm>> alarms() override;
+  Result<std::vector<machine::EtcdMemberAlarm>> disarm_alarms() override;
+  Status defragment() override;
   Status leave() override { return controller_->leave(); }
   Status remove_member(uint64_t id) override;
   Result<std::string> forfeit_leadership() override;
@@ -24,6 +32,7 @@ class NodeEtcd final : public api::EtcdOperator {
   Status serving() const;
   State& state_;
   controllers::EtcdController* const controller_;
+  std::atomic<int> snapshots_{0};
 };
 
 }  // namespace cosi::machined

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/base/result.h"
@@ -42,6 +43,11 @@ struct EtcdTls {
   std::string key;
 };
 
+struct EtcdAlarm {
+  uint64_t member_id = 0;
+  int type = 0;  // 1 NOSPACE, 2 CORRUPT (etcdserverpb.AlarmType)
+};
+
 class EtcdClient {
  public:
   virtual ~EtcdClient() = default;
@@ -52,6 +58,11 @@ class EtcdClient {
   virtual Status remove(uint64_t id) = 0;
   virtual Result<EtcdMemberStatus> status() = 0;
   virtual Status move_leader(uint64_t to) = 0;
+  virtual Result<std::vector<EtcdAlarm>> alarms() = 0;
+  virtual Status disarm(const EtcdAlarm& alarm) = 0;
+  virtual Status defragment() = 0;
+  // Streams this member's snapshot into `sink`, chunk by chunk.
+  virtual Status snapshot(const std::function<Status(std::string_view)>& sink) = 0;
 };
 
 // A client for the member at `endpoint` ("host:port"); every call within `deadline`.

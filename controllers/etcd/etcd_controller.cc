@@ -249,7 +249,12 @@ ReconcileResult EtcdController::reconcile(ControllerContext& ctx) {
   return join(ctx, *v);
 }
 
-Status EtcdController::bootstrap() {
+std::shared_ptr<const EtcdView> EtcdController::current_view() const {
+  std::lock_guard lock(mu_);
+  return view_;
+}
+
+Status EtcdController::check_bootstrap(std::shared_ptr<const EtcdView>* view) {
   std::shared_ptr<const EtcdView> v;
   {
     std::lock_guard lock(mu_);
@@ -267,6 +272,13 @@ Status EtcdController::bootstrap() {
                        " members): this node joins it by itself; a second bootstrap would make a second cluster");
     }
   }
+  *view = v;
+  return {};
+}
+
+Status EtcdController::bootstrap() {
+  std::shared_ptr<const EtcdView> v;
+  if (auto s = check_bootstrap(&v); !s.ok()) return s;
   ControllerContext::Waker wake;
   {
     std::lock_guard lock(mu_);
@@ -277,6 +289,74 @@ Status EtcdController::bootstrap() {
   }
   if (wake) wake();
   return {};
+}
+
+Status EtcdController::bootstrap_from_snapshot() {
+  std::shared_ptr<const EtcdView> v;
+  if (auto s = check_bootstrap(&v); !s.ok()) return s;
+  std::error_code ec;
+  if (!fs::exists(recover_path(), ec)) {
+    return Error(ErrorKind::kFailedPrecondition, "no snapshot uploaded: send one with EtcdRecover (cosictl bootstrap --recover-from)");
+  }
+  if (!runner_) return Error(ErrorKind::kUnimplemented, "this node cannot restore snapshots");
+  auto restored = runner_({options_.etcdctl_binary, "snapshot", "restore", recover_path(), "--name=" + v->name,
+                           "--initial-cluster=" + v->name + "=" + v->peer_url, "--initial-advertise-peer-urls=" + v->peer_url,
+                           "--data-dir=" + data_dir()},
+                          options_.state_dir + "/etcd/etcd.log", 60s);
+  if (!restored.ok()) {
+    fs::remove_all(data_dir(), ec);
+    return Error(restored.error().kind(), "etcdctl snapshot restore: " + restored.error().message());
+  }
+  ControllerContext::Waker wake;
+  {
+    std::lock_guard lock(mu_);
+    bootstrap_requested_ = true;
+    left_ = false;
+    wake = waker_;
+  }
+  fs::remove(recover_path(), ec);
+  if (wake) wake();
+  return {};
+}
+
+Status EtcdController::snapshot(const std::string& path) {
+  auto v = current_view();
+  if (!v) return Error(ErrorKind::kUnimplemented, "etcd runs only on control plane nodes");
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out.good()) return Error(ErrorKind::kInternal, "cannot write " + path);
+  auto s = clients_(v->self, v->tls, kCallDeadline)->snapshot([&](std::string_view chunk) -> Status {
+    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    if (!out.good()) return Error(ErrorKind::kInternal, "cannot write " + path);
+    return {};
+  });
+  return s;
+}
+
+Result<std::vector<EtcdAlarm>> EtcdController::alarms() {
+  auto v = current_view();
+  if (!v) return Error(ErrorKind::kUnimplemented, "etcd runs only on control plane nodes");
+  auto voting = voting_client(*v);
+  if (!voting) return Error(ErrorKind::kUnavailable, "no voting etcd member answers");
+  return voting->alarms();
+}
+
+Result<std::vector<EtcdAlarm>> EtcdController::disarm_alarms() {
+  auto v = current_view();
+  if (!v) return Error(ErrorKind::kUnimplemented, "etcd runs only on control plane nodes");
+  auto voting = voting_client(*v);
+  if (!voting) return Error(ErrorKind::kUnavailable, "no voting etcd member answers");
+  auto active = voting->alarms();
+  if (!active.ok()) return active.error();
+  for (const auto& a : *active) {
+    if (auto s = voting->disarm(a); !s.ok()) return s.error();
+  }
+  return active;
+}
+
+Status EtcdController::defragment() {
+  auto v = current_view();
+  if (!v) return Error(ErrorKind::kUnimplemented, "etcd runs only on control plane nodes");
+  return clients_(v->self, v->tls, kCallDeadline)->defragment();
 }
 
 Status EtcdController::leave() {

@@ -30,14 +30,15 @@ namespace cosi::controllers {
 struct EtcdControllerOptions {
   std::string state_dir;            // etcd keeps STATE/etcd/{data,pki,etcd.log}
   std::string etcd_binary = "etcd";
+  std::string etcdctl_binary = "etcdctl";
   int client_port = 2379;
   int peer_port = 2380;
 };
 
 class EtcdController final : public Controller {
  public:
-  EtcdController(EtcdControllerOptions options, EtcdLauncher launcher, EtcdClientFactory clients)
-      : options_(std::move(options)), launcher_(std::move(launcher)), clients_(std::move(clients)) {}
+  EtcdController(EtcdControllerOptions options, EtcdLauncher launcher, EtcdClientFactory clients, CommandRunner runner = {})
+      : options_(std::move(options)), launcher_(std::move(launcher)), clients_(std::move(clients)), runner_(std::move(runner)) {}
 
   std::string name() const override { return "etcd.EtcdController"; }
   std::vector<Input> inputs() const override;
@@ -48,6 +49,18 @@ class EtcdController final : public Controller {
   // directory is not empty, kFailedPrecondition naming a control plane whose etcd already
   // runs a cluster. Safe from any thread.
   Status bootstrap();
+  // Bootstrap{recover_etcd}: as bootstrap(), but the new single-member cluster starts from the
+  // snapshot uploaded by EtcdRecover (`etcdctl snapshot restore`).
+  Status bootstrap_from_snapshot();
+  // Where EtcdRecover stores the uploaded snapshot.
+  std::string recover_path() const { return options_.state_dir + "/etcd/recover.snapshot"; }
+  // EtcdSnapshot: this member's snapshot written to `path`.
+  Status snapshot(const std::string& path);
+  // EtcdAlarmList and EtcdAlarmDisarm (which returns what it disarmed), through any member.
+  Result<std::vector<EtcdAlarm>> alarms();
+  Result<std::vector<EtcdAlarm>> disarm_alarms();
+  // EtcdDefragment of this member.
+  Status defragment();
   // EtcdLeaveCluster: removes this member (through a voting member), stops etcd, wipes its data.
   // This node does not join again until it is reset.
   Status leave();
@@ -67,6 +80,8 @@ class EtcdController final : public Controller {
   bool has_data() const;
   std::vector<std::string> args(const EtcdView& v, const std::string& initial_cluster, bool existing) const;
   Status write_pki(const EtcdView& v) const;
+  Status check_bootstrap(std::shared_ptr<const EtcdView>* view);
+  std::shared_ptr<const EtcdView> current_view() const;
   // A voting member's client: the other control planes first, then this one.
   std::unique_ptr<EtcdClient> voting_client(const EtcdView& v) const;
   // Starts etcd (mu_ held).
@@ -79,12 +94,14 @@ class EtcdController final : public Controller {
   const EtcdControllerOptions options_;
   const EtcdLauncher launcher_;
   const EtcdClientFactory clients_;
+  const CommandRunner runner_;
 
   mutable std::mutex mu_;
   std::shared_ptr<const EtcdView> view_;
   ControllerContext::Waker waker_;
   std::unique_ptr<EtcdProcess> process_;
   bool bootstrap_requested_ = false;
+  bool restore_requested_ = false;
   bool left_ = false;
   std::optional<uint64_t> learner_;  // our id while we wait to be promoted
   int failures_ = 0;

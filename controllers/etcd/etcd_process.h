@@ -3,6 +3,7 @@
 // then SIGKILL); unit tests a fake.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,6 +19,11 @@ class EtcdProcess {
   virtual bool running() = 0;
   virtual int pid() const = 0;
 };
+
+// Runs a command to completion (etcdctl snapshot restore) within `deadline`, its output appended
+// to `log_path`; kDeadlineExceeded or the exit status as an error.
+using CommandRunner = std::function<Status(const std::vector<std::string>& argv, const std::string& log_path,
+                                           std::chrono::milliseconds deadline)>;
 
 using EtcdLauncher =
     std::function<Result<std::unique_ptr<EtcdProcess>>(const std::vector<std::string>& argv, const std::string& log_path)>;

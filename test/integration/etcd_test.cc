@@ -141,5 +141,40 @@ TEST_CASE("etcd: bootstrap once, join and promote, quorum, status under failures
   CHECK(etcdctl(c, {"put", "cosi/alone", "still"}).status == 0);
 }
 
+TEST_CASE("etcd: snapshot, then recover-from on a fresh node restores a key; alarms and defrag", "[etcd]") {
+  LocalCluster c("r", "127.28.0.0/24", 1, 0, {"--config-patch-control-plane", kFast});
+  const std::string cp = c.ip(0);
+  auto tc = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--talosconfig", c.talosconfig(), "-n", cp});
+    return cosictl(args, 30);
+  };
+  REQUIRE(etcdctl(c, {"put", "cosi/kept", "across-recovery"}).status == 0);
+  const std::string snapshot = (c.root / "etcd.snapshot").string();
+  auto saved = tc({"etcd", "snapshot", snapshot});
+  REQUIRE(saved.status == 0);
+  CHECK(fs::file_size(snapshot) > 0);
+  auto alarms = tc({"etcd", "alarm", "list"});
+  CHECK(alarms.status == 0);
+  CHECK(alarms.out == "NODE   MEMBER   ALARM\n");
+  CHECK(tc({"etcd", "alarm", "disarm"}).status == 0);
+  CHECK(tc({"etcd", "defrag"}).status == 0);
+
+  // Wipe the node (its only member cannot leave gracefully), configure it again, recover.
+  REQUIRE(tc({"reset", "--graceful=false"}).status == 0);
+  REQUIRE(eventually([&] { return cosictl({"--insecure", "-e", cp, "-n", cp, "get", "rd"}, 5).status == 0; }, in_seconds(15)));
+  REQUIRE(cosictl({"apply-config", "--insecure", "-e", cp, "-n", cp, "-f", (c.dir() / (c.node_name(0) + ".yaml")).string()}).status == 0);
+  auto bad = tc({"bootstrap", "--recover-from", (c.root / "missing.snapshot").string()});
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.err, Contains("--recover-from: cannot read"));
+  RunResult recovered;
+  REQUIRE(eventually([&] {
+    recovered = tc({"bootstrap", "--recover-from", snapshot});
+    return recovered.status == 0;
+  }, in_seconds(20), 500ms));
+  REQUIRE(eventually([&] { return etcdctl(c, {"get", "cosi/kept", "--print-value-only"}).out == "across-recovery\n"; }, in_seconds(20)));
+  auto twice = tc({"bootstrap"});
+  CHECK_THAT(twice.err, Contains("etcd data directory is not empty"));
+}
+
 }  // namespace
 }  // namespace cosi::testing
