@@ -110,10 +110,10 @@ std::vector<std::string> EtcdController::args(const EtcdView& v, const std::stri
 std::unique_ptr<EtcdClient> EtcdController::voting_client(const EtcdView& v) const {
   std::vector<std::string> candidates = v.peers;
   candidates.push_back(v.self);
+  // Probed with a short deadline, so that with members down an RPC still answers within 5 s.
   for (const auto& endpoint : candidates) {
-    auto client = clients_(endpoint, v.tls, kCallDeadline);
-    auto status = client->status();
-    if (status.ok() && !status->is_learner && status->leader != 0) return client;
+    auto status = clients_(endpoint, v.tls, 700ms)->status();
+    if (status.ok() && !status->is_learner && status->leader != 0) return clients_(endpoint, v.tls, kCallDeadline);
   }
   return nullptr;
 }
