@@ -198,6 +198,17 @@ Status run_cluster_destroy(const ClusterOptions& o) {
     return c.error();
   }
   stop_all(*c);
+  // The context `create` merged goes too (a file left with no context goes entirely), so a
+  // later cosictl does not aim at a cluster that is gone.
+  const std::string default_config = talosconfig_path("");
+  if (auto tc = load_talosconfig(default_config); tc.ok() && tc->contexts.erase(o.name) > 0) {
+    if (tc->context == o.name) tc->context = tc->contexts.empty() ? "" : tc->contexts.begin()->first;
+    if (tc->contexts.empty()) {
+      std::remove(default_config.c_str());
+    } else if (auto s = save_talosconfig(default_config, *tc); !s.ok()) {
+      std::fprintf(stderr, "cosictl: %s\n", s.error().message().c_str());
+    }
+  }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (ec) return Error(ErrorKind::kInternal, "removing " + dir + ": " + ec.message());

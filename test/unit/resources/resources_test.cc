@@ -52,7 +52,7 @@ TEST_CASE("every definition is valid, unique and round-trips through the wire", 
   auto address = std::find_if(defs.begin(), defs.end(), [](auto& d) { return d.type == kAddressStatusType; });
   CHECK(address->aliases == std::vector<std::string>{"address", "addresses", "addressstatus", "as"});
   auto sensitive = std::count_if(defs.begin(), defs.end(), [](auto& d) { return d.sensitivity == Sensitivity::kSensitive; });
-  CHECK(sensitive == 4);  // DiscoveryConfigs, OperatorSpecs, MachineConfigs, ApiCertificates
+  CHECK(sensitive == 5);  // DiscoveryConfigs, OperatorSpecs, MachineConfigs, ApiCertificates
 }
 
 TEST_CASE("a member prints as Talos prints it", "[resources][yaml]") {
