@@ -154,6 +154,11 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
     return Error(ErrorKind::kDeadlineExceeded, "not every node listed every member within " + std::to_string(o.wait.count()) +
                                                    " s; the logs are in " + dir);
   }
+  if (o.skip_bootstrap) {
+    std::printf("cluster %s is up: every node lists all %zu members; etcd waits for `cosictl bootstrap -n %s`\n", o.name.c_str(),
+                c.nodes.size(), c.nodes.front().ip.c_str());
+    return {};
+  }
   // etcd is born once, on the first control plane; the others join it by themselves.
   auto bootstrap = Connection::open({.endpoints = {c.nodes.front().ip}, .nodes = {c.nodes.front().ip}, .talosconfig = talosconfig});
   if (!bootstrap.ok()) return bootstrap.error();

@@ -54,6 +54,7 @@ struct ClusterOptions {
   std::vector<std::string> patches;  // as gen config's --config-patch*
   std::vector<std::string> patches_control_plane;
   std::vector<std::string> patches_worker;
+  bool skip_bootstrap = false;  // leave etcd for `cosictl bootstrap`
 };
 
 Status run_apply_config(const Connection& c, const ApplyOptions& o);

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   flags.value("cidr", 0, &cluster.cidr, "cluster create: the loopback block (default 127.5.0.0/24)");
   flags.value("state-dir", 0, &cluster.state_dir, "cluster: where clusters live (default ~/.cosi/clusters)");
   flags.value("discovery-ttl", 0, &cluster.discovery_ttl, "cluster create: each node's discovery TTL (default 30m)");
+  flags.boolean("skip-bootstrap", 0, &cluster.skip_bootstrap, "cluster create: leave etcd for `cosictl bootstrap`");
   flags.value("wait-timeout", 0, &wait, "cluster create: seconds to wait for the cluster (default 180)");
   flags.boolean("help", 'h', &help, "this help");
   auto args = flags.parse(argc, argv);

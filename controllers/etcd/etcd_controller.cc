@@ -168,7 +168,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
       if (!added.ok()) {
         if (contains(added.error().message(), "too many learner")) {
           ctx.log().info("another member is joining; waiting for it to be promoted", {{"via", peer}});
-          return ReconcileResult::requeue_after(1s);
+          return ReconcileResult::requeue_after(200ms);
         }
         return ReconcileResult::retry(added.error());
       }
@@ -194,7 +194,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     ctx.log().info("no etcd cluster yet: bootstrap exactly one control plane (cosictl bootstrap -n <ip>)",
                    {{"control_planes", candidates}});
   }
-  return ReconcileResult::requeue_after(1s);
+  return ReconcileResult::requeue_after(250ms);
 }
 
 ReconcileResult EtcdController::reconcile(ControllerContext& ctx) {
@@ -229,7 +229,7 @@ ReconcileResult EtcdController::reconcile(ControllerContext& ctx) {
     const bool waiting = learner_.has_value();
     lock.unlock();
     publish_member(ctx, *v);
-    return ReconcileResult::requeue_after(waiting ? 300ms : 2s);
+    return ReconcileResult::requeue_after(waiting ? 100ms : 2s);
   }
   if (process_) {
     ++failures_;

@@ -1,4 +1,4 @@
-// EtcdStatusController: etcd's health as resources, refreshed every second on control planes.
+// EtcdStatusController: etcd's health as resources, refreshed twice a second on control planes.
 // One EtcdStatuses per member (id = its member id in hex): Maintenance.Status of that member
 // with a short deadline, or the error that call got; and EtcdClusters "etcd": members, voting,
 // healthy, quorum needed, failures tolerated, whether it has quorum, the leader. The member
@@ -17,7 +17,7 @@ namespace cosi::controllers {
 class EtcdStatusController final : public Controller {
  public:
   EtcdStatusController(EtcdClientFactory clients, int client_port = 2379, int peer_port = 2380,
-                       std::chrono::milliseconds every = std::chrono::seconds(1))
+                       std::chrono::milliseconds every = std::chrono::milliseconds(500))
       : clients_(std::move(clients)), client_port_(client_port), peer_port_(peer_port), every_(every) {}
 
   std::string name() const override { return "etcd.StatusController"; }

@@ -26,9 +26,17 @@ YAML::Node etcd_cluster(const LocalCluster& c, const std::string& ip) {
   return YAML::Load(r.out)["spec"];
 }
 
+// The node's etcd, from the last "etcd started" line of its machined's log.
 pid_t etcd_pid(const LocalCluster& c, size_t node) {
-  auto r = run({"pgrep", "-f", "etcd --name=" + c.node_name(node) + " "}, in_seconds(5));
-  return r.status == 0 ? static_cast<pid_t>(std::stoi(r.out)) : 0;
+  std::ifstream log(c.dir() / (c.node_name(node) + ".log"));
+  pid_t pid = 0;
+  for (std::string line; std::getline(log, line);) {
+    const auto field = line.find(" pid=");
+    if (line.find("msg=\"etcd started\"") != std::string::npos && field != std::string::npos) {
+      pid = static_cast<pid_t>(std::stoi(line.substr(field + 5)));
+    }
+  }
+  return pid;
 }
 
 RunResult etcdctl(const LocalCluster& c, std::vector<std::string> args) {

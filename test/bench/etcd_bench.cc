@@ -1,0 +1,253 @@
+// etcd benchmarks (`meson test --benchmark`, release build) on a real local cluster of three
+// control planes (cosictl cluster create, 127.31.0.0/24, etcd with --heartbeat-interval=50
+// --election-timeout=300 --strict-reconfig-check=false for both sides of each comparison).
+// Usage: etcd-bench bootstrap3|failure_visible|status_one_down
+//
+// bootstrap3: `cosictl bootstrap` → 3 healthy voting members (joins as learners, promoted),
+// against the same three etcd processes started by hand with a static initial cluster and the
+// same flags and certificates (on other ports). Target: ratio ≤ 3.
+// failure_visible: a member's etcd SIGKILLed (its machined frozen, so nothing restarts it) →
+// the first control plane's EtcdClusters shows 2 healthy. Target: ours ≤ 2000 ms.
+// status_one_down: with one member stopped, the three EtcdStatus calls `cosictl -n a,b,c etcd
+// status` makes, over mTLS (the slowest of 10 rounds), against etcd's own Maintenance.Status
+// of a live member. Target: ours ≤ 1000 ms.
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "api/etcd/grpc_etcd_client.h"
+#include "api/state_client.h"
+#include "cmd/cosictl/talosconfig.h"
+#include "machine.grpc.pb.h"
+#include "resources/catalog.h"
+#include "resources/etcd/etcd_resources.h"
+#include "test/bench/bench_report.h"
+#include "test/support/process.h"
+
+namespace cosi::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) {
+    std::fprintf(stderr, "%s is not set\n", name);
+    std::exit(2);
+  }
+  return v;
+}
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+const char* kPatch =
+    "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n"
+    "      strict-reconfig-check: \"false\"\n";
+
+// A three-control-plane local cluster, destroyed at the end.
+struct Cluster {
+  explicit Cluster(bool bootstrap) : root(fs::temp_directory_path() / ("cosi-etcd-bench-" + std::to_string(getpid()))) {
+    fs::remove_all(root);
+    fs::create_directories(root);
+    setenv("TALOSCONFIG", (root / "talosconfig").c_str(), 1);
+    std::vector<std::string> args = {env("COSI_COSICTL"), "cluster", "create", "--name", "eb", "--cidr", "127.31.0.0/24",
+                                     "--controlplanes", "3", "--workers", "0", "--state-dir", root.string(),
+                                     "--config-patch-control-plane", kPatch, "--wait-timeout", "120"};
+    if (!bootstrap) args.push_back("--skip-bootstrap");
+    auto r = testing::run(args, testing::in_seconds(150));
+    if (r.status != 0) {
+      std::fprintf(stderr, "cluster create failed:\n%s%s", r.out.c_str(), r.err.c_str());
+      std::exit(1);
+    }
+    resources::register_types(types);
+  }
+  ~Cluster() {
+    testing::run({env("COSI_COSICTL"), "cluster", "destroy", "--name", "eb", "--state-dir", root.string()}, testing::in_seconds(60));
+    fs::remove_all(root);
+  }
+  fs::path dir() const { return root / "eb"; }
+  std::string ip(int i) const { return "127.31.0." + std::to_string(10 + i); }
+  std::string node(int i) const { return "eb-controlplane-" + std::to_string(i + 1); }
+  // The first control plane's EtcdClusters, through its trusted socket.
+  std::optional<resources::EtcdClusterSpec> etcd_cluster() {
+    if (!state) {
+      state = std::make_unique<api::GrpcState>(
+          grpc::CreateChannel("unix:" + (dir() / node(0) / "machined.sock").string(), grpc::InsecureChannelCredentials()), types,
+          api::GrpcStateOptions{.deadline = 2s});
+    }
+    auto r = state->get({resources::kEtcdNamespace, resources::kEtcdClusterType, std::string(resources::kEtcdClusterId)});
+    if (!r.ok()) return std::nullopt;
+    auto typed = resource_cast<resources::EtcdClusterSpec>(*r);
+    if (!typed) return std::nullopt;
+    return typed->spec();
+  }
+  bool healthy(uint32_t n) {
+    auto c = etcd_cluster();
+    return c && c->has_quorum() && c->voting_members() == n && c->healthy_members() == n && c->members() == n;
+  }
+  // machined's PID from the cluster state; its etcd's from the last "etcd started" in its log.
+  pid_t machined_pid(int i) const {
+    YAML::Node state = YAML::LoadFile((dir() / "cluster.yaml").string());
+    return state["nodes"][i]["pid"].as<pid_t>();
+  }
+  pid_t etcd_pid(int i) const {
+    std::ifstream log(dir() / (node(i) + ".log"));
+    pid_t pid = 0;
+    for (std::string line; std::getline(log, line);) {
+      const auto at = line.find("msg=\"etcd started\"");
+      const auto field = line.find(" pid=");
+      if (at != std::string::npos && field != std::string::npos) pid = static_cast<pid_t>(std::stoi(line.substr(field + 5)));
+    }
+    return pid;
+  }
+  controllers::EtcdTls tls(int i) const {
+    const fs::path pki = dir() / node(i) / "etcd" / "pki";
+    auto read = [](const fs::path& p) {
+      std::ifstream in(p);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    return {read(pki / "ca.crt"), read(pki / "server.crt"), read(pki / "server.key")};
+  }
+
+  fs::path root;
+  ResourceTypes types;
+  std::unique_ptr<api::GrpcState> state;
+};
+
+bool wait_until(const std::function<bool()>& done, std::chrono::seconds within) {
+  const auto deadline = Clock::now() + within;
+  while (Clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+int bench_bootstrap3() {
+  double ours;
+  double baseline;
+  {
+    Cluster c(false);
+    const auto start = Clock::now();
+    auto r = testing::run({env("COSI_COSICTL"), "--talosconfig", (c.dir() / "talosconfig").string(), "-n", c.ip(0), "bootstrap"},
+                          testing::in_seconds(30));
+    if (r.status != 0) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    if (!wait_until([&] { return c.healthy(3); }, 120s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    ours = ms_since(start);
+
+    // The same three members by hand: static initial cluster, same flags and certificates,
+    // ports 12379/12380, fresh data directories.
+    std::string initial;
+    for (int i = 0; i < 3; ++i) initial += (i ? "," : "") + c.node(i) + "=https://" + c.ip(i) + ":12380";
+    std::vector<std::unique_ptr<testing::Process>> etcds;
+    const auto hand = Clock::now();
+    for (int i = 0; i < 3; ++i) {
+      const fs::path pki = c.dir() / c.node(i) / "etcd" / "pki";
+      etcds.push_back(std::make_unique<testing::Process>(std::vector<std::string>{
+          "etcd", "--name=" + c.node(i), "--data-dir=" + (c.root / ("hand-" + std::to_string(i))).string(),
+          "--listen-client-urls=https://" + c.ip(i) + ":12379", "--advertise-client-urls=https://" + c.ip(i) + ":12379",
+          "--listen-peer-urls=https://" + c.ip(i) + ":12380", "--initial-advertise-peer-urls=https://" + c.ip(i) + ":12380",
+          "--initial-cluster=" + initial, "--initial-cluster-state=new", "--cert-file=" + (pki / "server.crt").string(),
+          "--key-file=" + (pki / "server.key").string(), "--trusted-ca-file=" + (pki / "ca.crt").string(),
+          "--client-cert-auth=true", "--peer-cert-file=" + (pki / "peer.crt").string(),
+          "--peer-key-file=" + (pki / "peer.key").string(), "--peer-trusted-ca-file=" + (pki / "ca.crt").string(),
+          "--peer-client-cert-auth=true", "--heartbeat-interval=50", "--election-timeout=300", "--strict-reconfig-check=false"}));
+    }
+    auto all_healthy = [&] {
+      for (int i = 0; i < 3; ++i) {
+        auto s = etcd::make_grpc_etcd_client(c.ip(i) + ":12379", c.tls(i), 500ms)->status();
+        if (!s.ok() || s->leader == 0) return false;
+      }
+      return true;
+    };
+    if (!wait_until(all_healthy, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    baseline = ms_since(hand);
+    for (auto& e : etcds) e->stop();
+  }
+  std::printf("bootstrap → 3 healthy voting members: ours %.0f ms (one learner at a time), static cluster by hand %.0f ms\n", ours,
+              baseline);
+  return report("etcd.bootstrap3", ours, baseline, Target::ratio(3));
+}
+
+int bench_failure_visible() {
+  Cluster c(true);
+  if (!wait_until([&] { return c.healthy(3); }, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+  const pid_t machined = c.machined_pid(2);
+  const pid_t etcd = c.etcd_pid(2);
+  if (machined <= 0 || etcd <= 0) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+  kill(machined, SIGSTOP);  // nobody restarts the member
+  const auto start = Clock::now();
+  kill(etcd, SIGKILL);
+  const bool seen = wait_until([&] {
+    auto s = c.etcd_cluster();
+    return s && s->healthy_members() == 2;
+  }, 30s);
+  const double ours = seen ? ms_since(start) : 1e9;
+  kill(machined, SIGCONT);
+  std::printf("a member SIGKILLed → EtcdClusters shows it: %.0f ms\n", ours);
+  return report("etcd.failure_visible", ours, 0, Target::ours(2000));
+}
+
+int bench_status_one_down() {
+  Cluster c(true);
+  if (!wait_until([&] { return c.healthy(3); }, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+  auto config = cosictl::load_talosconfig((c.dir() / "talosconfig").string());
+  if (!config.ok()) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+  const auto& ctx = config->contexts.at("eb");
+  grpc::SslCredentialsOptions tls{ctx.ca, ctx.key, ctx.crt};
+  auto stub = machine::MachineService::NewStub(grpc::CreateChannel(c.ip(0) + ":50000", grpc::SslCredentials(tls)));
+  const pid_t etcd = c.etcd_pid(2);
+  if (etcd <= 0) throw std::runtime_error("no etcd pid in the log");
+  kill(etcd, SIGSTOP);
+  if (!wait_until([&] { auto s = c.etcd_cluster(); return s && s->healthy_members() == 2; }, 30s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+  double worst = 0;
+  for (int round = 0; round < 10; ++round) {
+    const auto start = Clock::now();
+    for (int i = 0; i < 3; ++i) {
+      grpc::ClientContext call;
+      call.set_deadline(std::chrono::system_clock::now() + 10s);
+      call.AddMetadata("node", c.ip(i));
+      machine::EtcdStatusResponse resp;
+      auto s = stub->EtcdStatus(&call, google::protobuf::Empty(), &resp);
+      if (!s.ok()) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    }
+    worst = std::max(worst, ms_since(start));
+  }
+  auto live = etcd::make_grpc_etcd_client(c.ip(0) + ":2379", c.tls(0), 2s);
+  double baseline = 0;
+  for (int round = 0; round < 10; ++round) {
+    const auto start = Clock::now();
+    if (!live->status().ok()) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    baseline = std::max(baseline, ms_since(start));
+  }
+  kill(etcd, SIGCONT);
+  std::printf("one member stopped: three EtcdStatus calls take at worst %.1f ms; etcd's own Status of a live member %.1f ms\n",
+              worst, baseline);
+  return report("etcd.status_one_down", worst, baseline, Target::ours(1000));
+}
+
+}  // namespace
+}  // namespace cosi::bench
+
+int main(int argc, char** argv) {
+  using namespace cosi::bench;
+  std::string name = argc > 1 ? argv[1] : "";
+  try {  // a failed step unwinds, so the cluster is destroyed
+    if (name == "bootstrap3") return bench_bootstrap3();
+    if (name == "failure_visible") return bench_failure_visible();
+    if (name == "status_one_down") return bench_status_one_down();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "etcd-bench %s: %s\n", name.c_str(), e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "usage: etcd-bench bootstrap3|failure_visible|status_one_down\n");
+  return 2;
+}
