@@ -37,9 +37,15 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    channel_ = grpc::CreateCustomChannel(endpoint_, grpc::SslCredentials(options), args);
+    args.SetMaxReceiveMessageSize(-1);
+    // No CA: plaintext (an etcd run without TLS, as in the client's own tests).
+    channel_ = grpc::CreateCustomChannel(endpoint_, tls.ca.empty() ? grpc::InsecureChannelCredentials() : grpc::SslCredentials(options),
+                                         args);
     cluster_ = etcdserverpb::Cluster::NewStub(channel_);
     maintenance_ = etcdserverpb::Maintenance::NewStub(channel_);
+    kv_ = etcdserverpb::KV::NewStub(channel_);
+    lease_ = etcdserverpb::Lease::NewStub(channel_);
+    watch_ = etcdserverpb::Watch::NewStub(channel_);
   }
 
   Result<std::vector<EtcdMemberInfo>> member_list() override {
@@ -159,6 +165,120 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
     return {};
   }
 
+  Result<int64_t> put(const std::string& key, const std::string& value, int64_t lease) override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    etcdserverpb::PutRequest req;
+    req.set_key(key);
+    req.set_value(value);
+    req.set_lease(lease);
+    etcdserverpb::PutResponse resp;
+    auto s = kv_->Put(&ctx, req, &resp);
+    if (!s.ok()) return failed(endpoint_, "Put", s);
+    return resp.header().revision();
+  }
+
+  Result<std::vector<controllers::EtcdKeyValue>> range(const std::string& key, const std::string& range_end) override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    etcdserverpb::RangeRequest req;
+    req.set_key(key);
+    req.set_range_end(range_end);
+    etcdserverpb::RangeResponse resp;
+    auto s = kv_->Range(&ctx, req, &resp);
+    if (!s.ok()) return failed(endpoint_, "Range", s);
+    std::vector<controllers::EtcdKeyValue> out;
+    for (const auto& kv : resp.kvs()) out.push_back({kv.key(), kv.value(), kv.mod_revision(), kv.lease()});
+    return out;
+  }
+
+  Result<int64_t> remove_range(const std::string& key, const std::string& range_end) override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    etcdserverpb::DeleteRangeRequest req;
+    req.set_key(key);
+    req.set_range_end(range_end);
+    etcdserverpb::DeleteRangeResponse resp;
+    auto s = kv_->DeleteRange(&ctx, req, &resp);
+    if (!s.ok()) return failed(endpoint_, "DeleteRange", s);
+    return resp.deleted();
+  }
+
+  Result<int64_t> grant_lease(std::chrono::seconds ttl) override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    etcdserverpb::LeaseGrantRequest req;
+    req.set_ttl(ttl.count());
+    etcdserverpb::LeaseGrantResponse resp;
+    auto s = lease_->LeaseGrant(&ctx, req, &resp);
+    if (!s.ok()) return failed(endpoint_, "LeaseGrant", s);
+    if (!resp.error().empty()) return Error(ErrorKind::kUnavailable, "etcd " + endpoint_ + " LeaseGrant: " + resp.error());
+    return resp.id();
+  }
+
+  Status keep_alive(int64_t lease) override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    auto stream = lease_->LeaseKeepAlive(&ctx);
+    etcdserverpb::LeaseKeepAliveRequest req;
+    req.set_id(lease);
+    etcdserverpb::LeaseKeepAliveResponse resp;
+    const bool answered = stream->Write(req) && stream->Read(&resp);
+    stream->WritesDone();
+    ctx.TryCancel();
+    (void)stream->Finish();
+    if (!answered) return Error(ErrorKind::kUnavailable, "etcd " + endpoint_ + " LeaseKeepAlive: no answer");
+    if (resp.ttl() <= 0) return Error(ErrorKind::kNotFound, "etcd lease " + std::to_string(lease) + " has expired");
+    return {};
+  }
+
+  Status revoke_lease(int64_t lease) override {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    etcdserverpb::LeaseRevokeRequest req;
+    req.set_id(lease);
+    etcdserverpb::LeaseRevokeResponse resp;
+    auto s = lease_->LeaseRevoke(&ctx, req, &resp);
+    if (!s.ok()) return failed(endpoint_, "LeaseRevoke", s);
+    return {};
+  }
+
+  Status watch(const std::string& key, const std::string& range_end, int64_t start_revision,
+               const std::function<bool(const std::vector<controllers::EtcdWatchEvent>&)>& on_events,
+               std::chrono::milliseconds for_at_most) override {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + for_at_most);
+    auto stream = watch_->Watch(&ctx);
+    etcdserverpb::WatchRequest req;
+    auto* create = req.mutable_create_request();
+    create->set_key(key);
+    create->set_range_end(range_end);
+    create->set_start_revision(start_revision);
+    if (!stream->Write(req)) return failed(endpoint_, "Watch", stream->Finish());
+    etcdserverpb::WatchResponse resp;
+    while (stream->Read(&resp)) {
+      if (resp.canceled()) {
+        ctx.TryCancel();
+        (void)stream->Finish();
+        return Error(ErrorKind::kFailedPrecondition, "etcd " + endpoint_ + " Watch canceled: " + resp.cancel_reason());
+      }
+      if (resp.events_size() == 0) continue;
+      std::vector<controllers::EtcdWatchEvent> events;
+      for (const auto& e : resp.events()) {
+        events.push_back({e.type() == mvccpb::Event::DELETE, {e.kv().key(), e.kv().value(), e.kv().mod_revision(), e.kv().lease()}});
+      }
+      if (!on_events(events)) {
+        stream->WritesDone();
+        ctx.TryCancel();
+        (void)stream->Finish();
+        return {};
+      }
+    }
+    auto s = stream->Finish();
+    if (!s.ok()) return failed(endpoint_, "Watch", s);
+    return {};
+  }
+
   Status move_leader(uint64_t to) override {
     grpc::ClientContext ctx;
     bound(ctx);
@@ -178,6 +298,9 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<etcdserverpb::Cluster::Stub> cluster_;
   std::unique_ptr<etcdserverpb::Maintenance::Stub> maintenance_;
+  std::unique_ptr<etcdserverpb::KV::Stub> kv_;
+  std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
+  std::unique_ptr<etcdserverpb::Watch::Stub> watch_;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
-// What the etcd controllers need from etcd: Cluster and Maintenance calls against one member's
-// client URL, each with a deadline. Controllers do not dial gRPC: machined injects the real
+// What machined needs from etcd: Cluster, Maintenance, KV, Lease and Watch calls against one
+// member's client URL, each with a deadline. Controllers do not dial gRPC: machined injects the real
 // client (api/etcd/grpc_etcd_client.h), unit tests a fake. A learner answers only Status, so
 // membership calls go to a voting member.
 #pragma once
@@ -43,6 +43,18 @@ struct EtcdTls {
   std::string key;
 };
 
+struct EtcdKeyValue {
+  std::string key;
+  std::string value;
+  int64_t mod_revision = 0;
+  int64_t lease = 0;
+};
+
+struct EtcdWatchEvent {
+  bool deleted = false;
+  EtcdKeyValue kv;
+};
+
 struct EtcdAlarm {
   uint64_t member_id = 0;
   int type = 0;  // 1 NOSPACE, 2 CORRUPT (etcdserverpb.AlarmType)
@@ -63,6 +75,20 @@ class EtcdClient {
   virtual Status defragment() = 0;
   // Streams this member's snapshot into `sink`, chunk by chunk.
   virtual Status snapshot(const std::function<Status(std::string_view)>& sink) = 0;
+
+  // KV. `range_end` empty: the key alone. Put returns the new revision, delete the count.
+  virtual Result<int64_t> put(const std::string& key, const std::string& value, int64_t lease = 0) = 0;
+  virtual Result<std::vector<EtcdKeyValue>> range(const std::string& key, const std::string& range_end = "") = 0;
+  virtual Result<int64_t> remove_range(const std::string& key, const std::string& range_end = "") = 0;
+  // Leases: grant (the lease id), one keep-alive round (kNotFound once it has expired), revoke.
+  virtual Result<int64_t> grant_lease(std::chrono::seconds ttl) = 0;
+  virtual Status keep_alive(int64_t lease) = 0;
+  virtual Status revoke_lease(int64_t lease) = 0;
+  // Watches [key, range_end) from `start_revision` (0: from now), handing each batch of events
+  // to `on_events` until it returns false or `for_at_most` has passed (then kDeadlineExceeded).
+  virtual Status watch(const std::string& key, const std::string& range_end, int64_t start_revision,
+                       const std::function<bool(const std::vector<EtcdWatchEvent>&)>& on_events,
+                       std::chrono::milliseconds for_at_most) = 0;
 };
 
 // A client for the member at `endpoint` ("host:port"); every call within `deadline`.

@@ -1,0 +1,115 @@
+// Our etcd client against a real etcd (one member, plaintext, 127.29.0.1): KV, leases, watch,
+// Cluster and Maintenance calls, and the deadline every call keeps when the member is down.
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <thread>
+
+#include "api/etcd/grpc_etcd_client.h"
+#include "test/support/eventually.h"
+#include "test/support/process.h"
+
+namespace cosi::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+struct Etcd {
+  Etcd() : dir(fs::temp_directory_path() / ("cosi-etcd-client-" + std::to_string(getpid()))) {
+    fs::remove_all(dir);
+    process = std::make_unique<Process>(std::vector<std::string>{
+        "etcd", "--name=solo", "--data-dir=" + dir.string(), "--listen-client-urls=http://127.29.0.1:2379",
+        "--advertise-client-urls=http://127.29.0.1:2379", "--listen-peer-urls=http://127.29.0.1:2380",
+        "--initial-advertise-peer-urls=http://127.29.0.1:2380", "--initial-cluster=solo=http://127.29.0.1:2380",
+        "--heartbeat-interval=50", "--election-timeout=300"});
+    client = etcd::make_grpc_etcd_client("127.29.0.1:2379", {}, 2s);
+    REQUIRE(eventually([&] { auto s = client->status(); return s.ok() && s->leader != 0; }, in_seconds(20), 50ms));
+  }
+  ~Etcd() {
+    process->stop();
+    fs::remove_all(dir);
+  }
+  fs::path dir;
+  std::unique_ptr<Process> process;
+  std::unique_ptr<controllers::EtcdClient> client;
+};
+
+TEST_CASE("the etcd client: KV, leases, watch, cluster and maintenance calls against a real etcd", "[etcd]") {
+  Etcd e;
+  auto& c = *e.client;
+
+  auto rev = c.put("/cosi/a", "1");
+  REQUIRE(rev.ok());
+  REQUIRE(c.put("/cosi/b", "2").ok());
+  REQUIRE(c.put("/other", "x").ok());
+  auto all = c.range("/cosi/", "/cosi0");
+  REQUIRE(all.ok());
+  REQUIRE(all->size() == 2);
+  CHECK(((*all)[0].key == "/cosi/a" && (*all)[0].value == "1" && (*all)[0].mod_revision == *rev));
+  CHECK(c.range("/cosi/a")->size() == 1);
+  CHECK(*c.remove_range("/cosi/a") == 1);
+  CHECK(c.range("/cosi/a")->empty());
+
+  // A key on a lease lives while the lease is kept alive, and goes with it.
+  auto lease = c.grant_lease(5s);
+  REQUIRE(lease.ok());
+  REQUIRE(c.put("/cosi/leased", "held", *lease).ok());
+  CHECK(c.keep_alive(*lease).ok());
+  CHECK(c.range("/cosi/leased")->at(0).lease == *lease);
+  REQUIRE(c.revoke_lease(*lease).ok());
+  CHECK(c.range("/cosi/leased")->empty());
+  CHECK(c.keep_alive(*lease).error().kind() == ErrorKind::kNotFound);
+
+  // Watch from a revision: history first, then what happens while watching.
+  auto start = c.put("/cosi/w", "first");
+  REQUIRE(start.ok());
+  std::thread writer([&] {
+    auto other = etcd::make_grpc_etcd_client("127.29.0.1:2379", {}, 2s);
+    (void)other->put("/cosi/w", "second");
+    (void)other->remove_range("/cosi/w");
+  });
+  std::vector<controllers::EtcdWatchEvent> seen;
+  auto watched = c.watch("/cosi/w", "", *start, [&](const std::vector<controllers::EtcdWatchEvent>& events) {
+    seen.insert(seen.end(), events.begin(), events.end());
+    return seen.size() < 3;
+  }, 10s);
+  writer.join();
+  REQUIRE(watched.ok());
+  REQUIRE(seen.size() == 3);
+  CHECK((seen[0].kv.value == "first" && !seen[0].deleted));
+  CHECK(seen[1].kv.value == "second");
+  CHECK(seen[2].deleted);
+  // Nothing happening: the watch ends at its deadline.
+  CHECK(c.watch("/nothing", "", 0, [](const auto&) { return true; }, 300ms).error().kind() == ErrorKind::kDeadlineExceeded);
+
+  auto members = c.member_list();
+  REQUIRE(members.ok());
+  REQUIRE(members->size() == 1);
+  CHECK(members->at(0).name == "solo");
+  auto status = c.status();
+  REQUIRE(status.ok());
+  CHECK(status->version == "3.4.23");
+  CHECK(status->member_id == members->at(0).id);
+  CHECK(c.alarms()->empty());
+  CHECK(c.defragment().ok());
+  size_t bytes = 0;
+  CHECK(c.snapshot([&](std::string_view chunk) { bytes += chunk.size(); return Status(); }).ok());
+  CHECK(bytes > 0);
+
+  // A member that does not answer: every call returns within its deadline.
+  kill(e.process->pid(), SIGSTOP);
+  auto slow = etcd::make_grpc_etcd_client("127.29.0.1:2379", {}, 300ms);
+  const auto before = std::chrono::steady_clock::now();
+  CHECK_FALSE(slow->status().ok());
+  CHECK_FALSE(slow->member_list().ok());
+  CHECK_FALSE(slow->put("/cosi/x", "y").ok());
+  CHECK(std::chrono::steady_clock::now() - before < 2s);
+  kill(e.process->pid(), SIGCONT);
+}
+
+}  // namespace
+}  // namespace cosi::testing
