@@ -9,6 +9,7 @@
 #include "resources/k8s/k8s_resources.h"
 #include "resources/network/network_resources.h"
 #include "resources/secrets/secrets_resources.h"
+#include "resources/v1alpha1/v1alpha1_resources.h"
 #include "runtime/resource/meta/namespace.h"
 
 namespace cosi::resources {
@@ -58,6 +59,7 @@ std::vector<ResourceDefinitionInput> inputs() {
       def(kMachineConfigType, kConfigNamespace, {}, sensitive),
       def(kApiCertificatesType, kSecretsNamespace, {}, sensitive),
       def(kEtcdCertsType, kSecretsNamespace, {}, sensitive),
+      def(kServiceType, kRuntimeNamespace, {{"Running", "{.running}"}, {"Healthy", "{.healthy}"}}),
   };
 }
 
@@ -89,6 +91,7 @@ std::vector<std::pair<std::string, std::string>> namespaces() {
       {std::string(kK8sNamespace), "Kubernetes control-plane access: KubePrism."},
       {std::string(kControlPlaneNamespace), "The control planes' addresses, as discovered."},
       {std::string(kSecretsNamespace), "The node's certificates and keys."},
+      {std::string(kRuntimeNamespace), "The services the node runs."},
   };
 }
 
@@ -116,6 +119,7 @@ void register_types(ResourceTypes& types) {
   types.add<MachineConfigSpec>(kMachineConfigType);
   types.add<ApiCertificatesSpec>(kApiCertificatesType);
   types.add<EtcdCertsSpec>(kEtcdCertsType);
+  types.add<ServiceSpec>(kServiceType);
 }
 
 }  // namespace cosi::resources

@@ -40,6 +40,7 @@
 #include "controllers/cluster/local_affiliate_controller.h"
 #include "controllers/cluster/member_controller.h"
 #include "controllers/etcd/etcd_certificate_controller.h"
+#include "controllers/etcd/etcd_config_controller.h"
 #include "controllers/etcd/etcd_controller.h"
 #include "controllers/etcd/etcd_spec_controller.h"
 #include "controllers/etcd/etcd_status_controller.h"
@@ -176,6 +177,7 @@ int run(const Options& o, char** argv) {
       etcd::make_grpc_etcd_client, machined::ChildProcess::run);
   auto* etcd_controller = etcd.get();
   cluster_controllers.push_back(std::make_unique<controllers::EtcdCertificateController>());
+  cluster_controllers.push_back(std::make_unique<controllers::EtcdConfigController>());
   cluster_controllers.push_back(std::make_unique<controllers::EtcdSpecController>());
   cluster_controllers.push_back(std::move(etcd));
   cluster_controllers.push_back(std::make_unique<controllers::EtcdStatusController>(etcd::make_grpc_etcd_client));

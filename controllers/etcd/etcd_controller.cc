@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "resources/etcd/etcd_resources.h"
+#include "resources/v1alpha1/v1alpha1_resources.h"
 
 namespace cosi::controllers {
 
@@ -41,7 +42,7 @@ Status write_if_changed(const fs::path& path, const std::string& content) {
 
 std::vector<Input> EtcdController::inputs() const { return etcd_view_inputs(); }
 
-std::vector<Output> EtcdController::outputs() const { return {{kEtcdMemberType}}; }
+std::vector<Output> EtcdController::outputs() const { return {{kEtcdMemberType}, {kServiceType}}; }
 
 std::string EtcdController::data_dir() const { return options_.state_dir + "/etcd/data"; }
 std::string EtcdController::pki_dir() const { return options_.state_dir + "/etcd/pki"; }
@@ -118,15 +119,33 @@ std::unique_ptr<EtcdClient> EtcdController::voting_client(const EtcdView& v) con
   return nullptr;
 }
 
-void EtcdController::publish_member(ControllerContext& ctx, const EtcdView& v) {
+bool EtcdController::publish_member(ControllerContext& ctx, const EtcdView& v) {
   const Pointer local{kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)};
   auto status = clients_(v.self, v.tls, 1s)->status();
   if (status.ok() && status->member_id != 0) {
     auto written = ctx.modify<EtcdMemberSpec>(Metadata(kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)),
                                               [&](EtcdMemberSpec& s) { s.set_member_id(member_id_hex(status->member_id)); });
-    if (written.ok()) return;
+    if (written.ok()) return true;
   }
   (void)ctx.keep(local);
+  return status.ok();
+}
+
+void EtcdController::publish_service(ControllerContext& ctx) {
+  std::lock_guard lock(mu_);
+  if (!view_) return;  // not a control plane: no etcd service (the clean-up removes it)
+  const bool running = process_ && process_->running();
+  (void)ctx.modify<ServiceSpec>(Metadata(kRuntimeNamespace, kServiceType, "etcd"), [&](ServiceSpec& s) {
+    s.set_running(running);
+    s.set_healthy(running && healthy_);
+    s.set_unknown(running && !checked_);
+  });
+}
+
+ReconcileResult EtcdController::reconcile(ControllerContext& ctx) {
+  auto result = pass(ctx);
+  publish_service(ctx);
+  return result;
 }
 
 ReconcileResult EtcdController::start(ControllerContext& ctx, const EtcdView& v, const std::string& initial_cluster,
@@ -136,6 +155,7 @@ ReconcileResult EtcdController::start(ControllerContext& ctx, const EtcdView& v,
   auto process = launcher_(args(v, initial_cluster, existing), options_.state_dir + "/etcd/etcd.log");
   if (!process.ok()) return ReconcileResult::retry(process.error());
   process_ = std::move(*process);
+  healthy_ = checked_ = false;
   ctx.log().info("etcd started", {{"member", v.name},
                                   {"cluster_state", existing ? "existing" : "new"},
                                   {"initial_cluster", initial_cluster},
@@ -197,7 +217,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
   return ReconcileResult::requeue_after(250ms);
 }
 
-ReconcileResult EtcdController::reconcile(ControllerContext& ctx) {
+ReconcileResult EtcdController::pass(ControllerContext& ctx) {
   auto view = read_etcd_view(ctx, options_.client_port, options_.peer_port);
   std::unique_lock lock(mu_);
   waker_ = ctx.waker();
@@ -228,7 +248,11 @@ ReconcileResult EtcdController::reconcile(ControllerContext& ctx) {
     }
     const bool waiting = learner_.has_value();
     lock.unlock();
-    publish_member(ctx, *v);
+    const bool answered = publish_member(ctx, *v);
+    lock.lock();
+    healthy_ = answered;
+    checked_ = true;
+    lock.unlock();
     return ReconcileResult::requeue_after(waiting ? 100ms : 2s);
   }
   if (process_) {

@@ -9,7 +9,8 @@
 //
 // The process is supervised: restarted with backoff when it exits, stopped with the
 // controller. Until a cluster exists it logs, every 30 s, that one control plane needs
-// `bootstrap`. Publishes EtcdMembers "local" (this member's id).
+// `bootstrap`. Publishes EtcdMembers "local" (this member's id) and runtime/Services "etcd"
+// (running, healthy: this member answers Status).
 #pragma once
 
 #include <chrono>
@@ -88,8 +89,10 @@ class EtcdController final : public Controller {
   ReconcileResult start(ControllerContext& ctx, const EtcdView& v, const std::string& initial_cluster, bool existing);
   // Joins the cluster the other control planes run (mu_ held).
   ReconcileResult join(ControllerContext& ctx, const EtcdView& v);
-  // Publishes EtcdMembers "local" from this member's status, or keeps it.
-  void publish_member(ControllerContext& ctx, const EtcdView& v);
+  // Publishes EtcdMembers "local" from this member's status, or keeps it; true when it answered.
+  bool publish_member(ControllerContext& ctx, const EtcdView& v);
+  ReconcileResult pass(ControllerContext& ctx);
+  void publish_service(ControllerContext& ctx);
 
   const EtcdControllerOptions options_;
   const EtcdLauncher launcher_;
@@ -105,6 +108,8 @@ class EtcdController final : public Controller {
   bool left_ = false;
   std::optional<uint64_t> learner_;  // our id while we wait to be promoted
   int failures_ = 0;
+  bool healthy_ = false;
+  bool checked_ = false;
   std::chrono::steady_clock::time_point next_start_{};
   std::chrono::steady_clock::time_point last_wait_log_{};
 };

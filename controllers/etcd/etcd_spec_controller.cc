@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "controllers/config/applied_config.h"
 #include "resources/etcd/etcd_resources.h"
+#include "runtime/controller/context.h"
 #include "resources/network/network_resources.h"
 
 namespace cosi::controllers {
@@ -32,36 +32,15 @@ bool in_subnet(const std::string& ip, const std::string& cidr) {
   return true;
 }
 
-std::string ip_bytes(const std::string& text) {
-  unsigned char b[16];
-  if (inet_pton(AF_INET, text.c_str(), b) == 1) return std::string(reinterpret_cast<char*>(b), 4);
-  if (inet_pton(AF_INET6, text.c_str(), b) == 1) return std::string(reinterpret_cast<char*>(b), 16);
-  return {};
-}
-
-// The addresses passing `subnets` ("!cidr" excludes; none given: all) and not a VIP.
-std::vector<std::string> pick(const std::vector<std::string>& addresses, const std::vector<std::string>& subnets,
-                              const std::vector<std::string>& vips) {
+// The addresses in one of `valid` (none given: any) and in none of `excluded`.
+std::vector<std::string> pick(const std::vector<std::string>& addresses, const std::vector<std::string>& valid,
+                              const std::vector<std::string>& excluded) {
   std::vector<std::string> out;
   for (const auto& ip : addresses) {
-    bool included = true, any_include = false;
-    for (const auto& s : subnets) {
-      if (!s.empty() && s[0] == '!') continue;
-      any_include = true;
-    }
-    if (any_include) {
-      included = false;
-      for (const auto& s : subnets) {
-        if (!s.empty() && s[0] != '!' && in_subnet(ip, s)) included = true;
-      }
-    }
-    for (const auto& s : subnets) {
-      if (!s.empty() && s[0] == '!' && in_subnet(ip, s.substr(1))) included = false;
-    }
-    for (const auto& vip : vips) {
-      if (ip_bytes(vip) == ip) included = false;
-    }
-    if (included) out.push_back(ip);
+    bool ok = valid.empty();
+    for (const auto& s : valid) ok = ok || in_subnet(ip, s);
+    for (const auto& s : excluded) ok = ok && !in_subnet(ip, s);
+    if (ok) out.push_back(ip);
   }
   return out;
 }
@@ -69,7 +48,7 @@ std::vector<std::string> pick(const std::vector<std::string>& addresses, const s
 }  // namespace
 
 std::vector<Input> EtcdSpecController::inputs() const {
-  return {applied_config_input(),
+  return {{kEtcdNamespace, kEtcdConfigType, std::string(kEtcdConfigId)},
           {kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)},
           {kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)}};
 }
@@ -77,21 +56,18 @@ std::vector<Input> EtcdSpecController::inputs() const {
 std::vector<Output> EtcdSpecController::outputs() const { return {{kEtcdSpecType}}; }
 
 ReconcileResult EtcdSpecController::reconcile(ControllerContext& ctx) {
-  auto cfg = applied_config(ctx);
-  if (!cfg.ok()) return ReconcileResult::terminal(cfg.error());
-  if (!*cfg || (*cfg)->type != config::MachineType::kControlPlane) return ReconcileResult::done();
+  auto cfg = ctx.get_typed<EtcdConfigSpec>({kEtcdNamespace, kEtcdConfigType, std::string(kEtcdConfigId)});
+  if (!cfg.ok()) return ReconcileResult::done();  // not a control plane, or no config yet
   auto addresses = ctx.get_typed<NodeAddressSpec>({kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)});
   auto hostname = ctx.get_typed<HostnameStatusSpec>({kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)});
   if (!addresses.ok() || !hostname.ok()) return ReconcileResult::done();
   std::vector<std::string> ips;
   for (const auto& a : (*addresses)->spec().addresses()) ips.push_back(a.ip());
-  std::vector<std::string> vips;
-  for (const auto& nic : (*cfg)->interfaces) {
-    if (!nic.vip.empty()) vips.push_back(nic.vip);
-  }
-  const auto& etcd = (*cfg)->etcd;
-  const auto advertised = pick(ips, etcd.advertised_subnets, vips);
-  const auto listen = pick(ips, etcd.listen_subnets, vips);
+  const auto& c = (*cfg)->spec();
+  const auto advertised = pick(ips, {c.advertise_valid_subnets().begin(), c.advertise_valid_subnets().end()},
+                               {c.advertise_exclude_subnets().begin(), c.advertise_exclude_subnets().end()});
+  const auto listen = pick(ips, {c.listen_valid_subnets().begin(), c.listen_valid_subnets().end()},
+                           {c.listen_exclude_subnets().begin(), c.listen_exclude_subnets().end()});
   auto written = ctx.modify<EtcdSpecSpec>(Metadata(kEtcdNamespace, kEtcdSpecType, std::string(kEtcdSpecId)), [&](EtcdSpecSpec& s) {
     s.Clear();
     s.set_name((*hostname)->spec().hostname());
@@ -100,7 +76,7 @@ ReconcileResult EtcdSpecController::reconcile(ControllerContext& ctx) {
       s.add_listen_peer_addresses()->set_ip(ip);
       s.add_listen_client_addresses()->set_ip(ip);
     }
-    for (const auto& [k, v] : etcd.extra_args) (*s.mutable_extra_args())[k].add_values(v);
+    *s.mutable_extra_args() = c.extra_args();
   });
   if (!written.ok()) return ReconcileResult::retry(written.error());
   return ReconcileResult::done();

@@ -1,7 +1,7 @@
 // EtcdSpecController: on control planes, how etcd runs here (etcd/EtcdSpecs "etcd") from the
-// machine config and the node's identity: the member name (the hostname), the advertised and
-// listen addresses (the node's addresses within cluster.etcd.advertisedSubnets /
-// listenSubnets, every VIP excluded), and cluster.etcd.extraArgs.
+// EtcdConfig and the node's identity: the member name (the hostname), the advertised and
+// listen addresses (the node's addresses within the valid subnets and outside the excluded
+// ones, VIPs included there), and the extra arguments.
 #pragma once
 
 #include "runtime/controller/controller.h"

@@ -70,6 +70,17 @@ TEST_CASE("etcd: bootstrap once, join and promote, quorum, status under failures
   CHECK(cluster["quorumNeeded"].as<int>() == 2);
   CHECK(cluster["failuresTolerated"].as<int>() == 1);
 
+  // The service and the config it came from, as talosctl would show them.
+  RunResult service;
+  CHECK(eventually([&] {
+    service = tc({"-n", cp2, "get", "services", "etcd", "-o", "yaml"});
+    return service.out.find("running: true\n    healthy: true\n") != std::string::npos;
+  }, in_seconds(10)));
+  INFO(service.out);
+  auto config = tc({"-n", cp1, "get", "etcdconfigs", "-o", "yaml"});
+  CHECK_THAT(config.out, Contains("heartbeat-interval"));
+  CHECK(tc({"-n", worker, "get", "services"}).out.find("etcd") == std::string::npos);
+
   // Bootstrap again: refused, nothing changes.
   auto again = tc({"-n", cp1, "bootstrap"});
   CHECK(again.status != 0);
