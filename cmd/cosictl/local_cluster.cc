@@ -1,7 +1,6 @@
 #include "cmd/cosictl/local_cluster.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "cmd/common/files.h"
+#include "cmd/common/spawn.h"
 #include "resources/config/yaml_reader.h"
 
 namespace cosi::cosictl {
@@ -120,31 +120,7 @@ Result<LocalCluster> load_cluster_state(const std::string& path) {
 }
 
 Result<pid_t> start_detached(const std::vector<std::string>& argv, const std::string& log_path) {
-  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (log < 0) return Error(ErrorKind::kInternal, "cannot open " + log_path + ": " + std::strerror(errno));
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(log);
-    return Error(ErrorKind::kInternal, std::string("fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    setsid();
-    const int null = open("/dev/null", O_RDONLY);
-    dup2(null, 0);
-    dup2(log, 1);
-    dup2(log, 2);
-    close_range(3, ~0u, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(log);
-  return pid;
+  return cmd::spawn_logged(argv, log_path, cmd::Session::kOwn);
 }
 
 bool stop_processes(const std::vector<RunningProgram>& targets, std::chrono::milliseconds grace) {

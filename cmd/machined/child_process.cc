@@ -1,42 +1,19 @@
 #include "cmd/machined/child_process.h"
 
-#include <fcntl.h>
+#include "cmd/common/spawn.h"
+
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <thread>
 
 namespace cosi::machined {
 
 Result<std::unique_ptr<controllers::EtcdProcess>> ChildProcess::start(const std::vector<std::string>& argv,
                                                                       const std::string& log_path) {
-  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (log < 0) return Error(ErrorKind::kInternal, "cannot open " + log_path + ": " + std::strerror(errno));
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(log);
-    return Error(ErrorKind::kInternal, std::string("fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    const int null = open("/dev/null", O_RDONLY);
-    dup2(null, 0);
-    dup2(log, 1);
-    dup2(log, 2);
-    close_range(3, ~0u, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(log);
-  return std::unique_ptr<controllers::EtcdProcess>(new ChildProcess(pid));
+  auto pid = cmd::spawn_logged(argv, log_path, cmd::Session::kSame);
+  if (!pid.ok()) return pid.error();
+  return std::unique_ptr<controllers::EtcdProcess>(new ChildProcess(*pid));
 }
 
 Status ChildProcess::run(const std::vector<std::string>& argv, const std::string& log_path, std::chrono::milliseconds deadline) {

@@ -1,0 +1,25 @@
+// Starting a program with its stdin from /dev/null and its stdout and stderr appended to a log
+// file, holding none of the caller's other descriptors and none of its blocked signals —
+// how machined runs etcd and how cosictl runs a local cluster's daemons. A program without a
+// slash is looked up in PATH.
+//
+//   auto pid = spawn_logged({"etcd", "--name=cp-1"}, "/var/lib/machined/etcd/etcd.log", Session::kSame);
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/base/result.h"
+
+namespace cosi::cmd {
+
+enum class Session {
+  kSame,  // a child the caller supervises (and reaps)
+  kOwn,   // a daemon that outlives the caller (setsid)
+};
+
+Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::string& log_path, Session session);
+
+}  // namespace cosi::cmd
