@@ -184,6 +184,7 @@ TEST_CASE("watch: a snapshot first, then updates and deletions; TTL expiry tells
   REQUIRE(reader->Read(&m));
   CHECK((m.affiliates(0).id() == "a" && m.deleted()));
   ctx.TryCancel();
+  (void)reader->Finish();  // a stream is finished before its reader goes
 }
 
 TEST_CASE("a watcher that stops reading is cut off; the others get every update", "[discovery]") {
@@ -217,6 +218,12 @@ TEST_CASE("a watcher that stops reading is cut off; the others get every update"
   CHECK(s.service->metrics().render().find("discovery_watchers_cut_off_total 1\n") != std::string::npos);
   slow_ctx.TryCancel();
   fast_ctx.TryCancel();
+  while (slow->Read(&m)) {
+  }
+  (void)slow->Finish();
+  while (fast->Read(&m)) {
+  }
+  (void)fast->Finish();
 }
 
 TEST_CASE("a snapshot restores every affiliate, their TTLs paused while the service was down", "[discovery]") {
