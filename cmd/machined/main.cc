@@ -36,6 +36,7 @@
 #include "controllers/cluster/control_plane_endpoints_controller.h"
 #include "controllers/cluster/discovery_config_controller.h"
 #include "controllers/cluster/discovery_service_controller.h"
+#include "controllers/cluster/identity_controller.h"
 #include "controllers/cluster/info_controller.h"
 #include "controllers/cluster/local_affiliate_controller.h"
 #include "controllers/cluster/member_controller.h"
@@ -184,8 +185,9 @@ int run(const Options& o, char** argv) {
   for (auto& c : cluster_controllers) {
     if (auto s = runtime.add(std::move(c)); !s.ok()) return fail(s.error().to_string());
   }
-  auto node_id = machined::load_node_identity(state, o.state_dir);
+  auto node_id = machined::load_or_create_node_id(o.state_dir);
   if (!node_id.ok()) return fail(node_id.error().message());
+  if (auto s = runtime.add(std::make_unique<controllers::IdentityController>(*node_id)); !s.ok()) return fail(s.error().to_string());
   machined::NodeConfig node_config(state, o.state_dir, log);
   if (auto s = node_config.load(); !s.ok()) return fail(s.error().message());
   if (auto s = runtime.start(); !s.ok()) return fail(s.error().to_string());

@@ -4,8 +4,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cmd/common/files.h"
-#include "resources/cluster/cluster_resources.h"
-#include "runtime/state/state_ops.h"
 #include "resources/config/yaml_reader.h"
 
 namespace cosi::machined {
@@ -35,35 +33,22 @@ std::string new_node_id() {
 
 }  // namespace
 
-Result<std::string> load_node_identity(State& state, const std::string& state_dir) {
+Result<std::string> load_or_create_node_id(const std::string& state_dir) {
   const std::string path = state_dir + "/node-identity.yaml";
-  std::string id;
   auto text = cmd::read_file(path);
   if (text.ok()) {
+    std::string id;
     try {
       YAML::Node doc = config::load_yaml_document(*text);
       if (doc.IsMap() && doc["nodeId"] && doc["nodeId"].IsScalar()) id = doc["nodeId"].Scalar();
     } catch (const YAML::Exception&) {
     }
     if (id.empty()) return Error(ErrorKind::kInvalidArgument, path + ": no nodeId (remove the file to make a new identity)");
-  } else if (text.error().is(ErrorKind::kNotFound)) {
-    id = new_node_id();
-    if (auto s = cmd::write_file_atomically(path, "nodeId: " + id + "\n", 0600); !s.ok()) return s.error();
-  } else {
-    return text.error();
+    return id;
   }
-  resources::IdentitySpec spec;
-  spec.set_node_id(id);
-  auto r = modify(state,
-                  make_resource(Metadata(resources::kClusterNamespace, resources::kIdentityType,
-                                         std::string(resources::kLocalIdentityId)),
-                                spec),
-                  [&](Resource& r) {
-                    typed<resources::IdentitySpec>(r).set_node_id(id);
-                    return Status();
-                  },
-                  {});
-  if (!r.ok()) return r.error();
+  if (!text.error().is(ErrorKind::kNotFound)) return text.error();
+  std::string id = new_node_id();
+  if (auto s = cmd::write_file_atomically(path, "nodeId: " + id + "\n", 0600); !s.ok()) return s.error();
   return id;
 }
 

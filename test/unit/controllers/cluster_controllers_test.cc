@@ -9,6 +9,7 @@
 #include "controllers/cluster/control_plane_endpoints_controller.h"
 #include "controllers/cluster/discovery_config_controller.h"
 #include "controllers/cluster/discovery_service_controller.h"
+#include "controllers/cluster/identity_controller.h"
 #include "controllers/cluster/info_controller.h"
 #include "controllers/cluster/local_affiliate_controller.h"
 #include "controllers/cluster/member_controller.h"
@@ -284,6 +285,14 @@ TEST_CASE("a changed endpoint or secret makes a new client; discovery disabled o
   n.h.run_until_idle();
   CHECK(service.alive == 0);  // and it stays stopped
   CHECK(n.discovery_controller->leave(1s).error().kind() == ErrorKind::kFailedPrecondition);
+}
+
+TEST_CASE("the node's identity is published as given", "[cluster]") {
+  Harness h;
+  REQUIRE(h.add(std::make_unique<controllers::IdentityController>("Gq7xXkZ0node")).ok());
+  REQUIRE(h.start().ok());
+  h.run_until_idle();
+  CHECK(spec_of<IdentitySpec>(h, {kClusterNamespace, kIdentityType, std::string(kLocalIdentityId)}).node_id() == "Gq7xXkZ0node");
 }
 
 }  // namespace
