@@ -165,7 +165,9 @@ ReconcileResult EtcdController::start(ControllerContext& ctx, const EtcdView& v,
 
 ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) {
   for (const auto& peer : v.peers) {
-    auto client = clients_(peer, v.tls, kCallDeadline);
+    // A MemberAdd racing another node's can hang until its deadline, yet apply later: keep the
+    // deadline short and let the next pass reuse the unnamed member it finds.
+    auto client = clients_(peer, v.tls, 1s);
     auto members = client->member_list();
     if (!members.ok()) continue;  // down, a learner, or no cluster there yet
     std::optional<uint64_t> reuse;
