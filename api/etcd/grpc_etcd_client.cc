@@ -49,56 +49,41 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
   }
 
   Result<std::vector<EtcdMemberInfo>> member_list() override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::MemberListResponse resp;
-    auto s = cluster_->MemberList(&ctx, etcdserverpb::MemberListRequest(), &resp);
-    if (!s.ok()) return failed(endpoint_, "MemberList", s);
+    if (auto s = call(*cluster_, &etcdserverpb::Cluster::Stub::MemberList, "MemberList", etcdserverpb::MemberListRequest(), &resp); !s.ok()) return s.error();
     std::vector<EtcdMemberInfo> out;
     for (const auto& m : resp.members()) out.push_back(member_of(m));
     return out;
   }
 
   Result<uint64_t> add_learner(const std::vector<std::string>& peer_urls) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::MemberAddRequest req;
     for (const auto& u : peer_urls) req.add_peerurls(u);
     req.set_islearner(true);
     etcdserverpb::MemberAddResponse resp;
-    auto s = cluster_->MemberAdd(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "MemberAdd", s);
+    if (auto s = call(*cluster_, &etcdserverpb::Cluster::Stub::MemberAdd, "MemberAdd", req, &resp); !s.ok()) return s.error();
     return resp.member().id();
   }
 
   Status promote(uint64_t id) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::MemberPromoteRequest req;
     req.set_id(id);
     etcdserverpb::MemberPromoteResponse resp;
-    auto s = cluster_->MemberPromote(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "MemberPromote", s);
+    if (auto s = call(*cluster_, &etcdserverpb::Cluster::Stub::MemberPromote, "MemberPromote", req, &resp); !s.ok()) return s.error();
     return {};
   }
 
   Status remove(uint64_t id) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::MemberRemoveRequest req;
     req.set_id(id);
     etcdserverpb::MemberRemoveResponse resp;
-    auto s = cluster_->MemberRemove(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "MemberRemove", s);
+    if (auto s = call(*cluster_, &etcdserverpb::Cluster::Stub::MemberRemove, "MemberRemove", req, &resp); !s.ok()) return s.error();
     return {};
   }
 
   Result<EtcdMemberStatus> status() override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::StatusResponse resp;
-    auto s = maintenance_->Status(&ctx, etcdserverpb::StatusRequest(), &resp);
-    if (!s.ok()) return failed(endpoint_, "Status", s);
+    if (auto s = call(*maintenance_, &etcdserverpb::Maintenance::Stub::Status, "Status", etcdserverpb::StatusRequest(), &resp); !s.ok()) return s.error();
     EtcdMemberStatus out;
     out.version = resp.version();
     out.db_size = resp.dbsize();
@@ -114,28 +99,22 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
   }
 
   Result<std::vector<controllers::EtcdAlarm>> alarms() override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::AlarmRequest req;
     req.set_action(etcdserverpb::AlarmRequest::GET);
     etcdserverpb::AlarmResponse resp;
-    auto s = maintenance_->Alarm(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "Alarm", s);
+    if (auto s = call(*maintenance_, &etcdserverpb::Maintenance::Stub::Alarm, "Alarm", req, &resp); !s.ok()) return s.error();
     std::vector<controllers::EtcdAlarm> out;
     for (const auto& a : resp.alarms()) out.push_back({a.memberid(), static_cast<int>(a.alarm())});
     return out;
   }
 
   Status disarm(const controllers::EtcdAlarm& alarm) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::AlarmRequest req;
     req.set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
     req.set_memberid(alarm.member_id);
     req.set_alarm(static_cast<etcdserverpb::AlarmType>(alarm.type));
     etcdserverpb::AlarmResponse resp;
-    auto s = maintenance_->Alarm(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "Alarm", s);
+    if (auto s = call(*maintenance_, &etcdserverpb::Maintenance::Stub::Alarm, "Alarm", req, &resp); !s.ok()) return s.error();
     return {};
   }
 
@@ -166,52 +145,40 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
   }
 
   Result<int64_t> put(const std::string& key, const std::string& value, int64_t lease) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::PutRequest req;
     req.set_key(key);
     req.set_value(value);
     req.set_lease(lease);
     etcdserverpb::PutResponse resp;
-    auto s = kv_->Put(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "Put", s);
+    if (auto s = call(*kv_, &etcdserverpb::KV::Stub::Put, "Put", req, &resp); !s.ok()) return s.error();
     return resp.header().revision();
   }
 
   Result<std::vector<controllers::EtcdKeyValue>> range(const std::string& key, const std::string& range_end) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::RangeRequest req;
     req.set_key(key);
     req.set_range_end(range_end);
     etcdserverpb::RangeResponse resp;
-    auto s = kv_->Range(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "Range", s);
+    if (auto s = call(*kv_, &etcdserverpb::KV::Stub::Range, "Range", req, &resp); !s.ok()) return s.error();
     std::vector<controllers::EtcdKeyValue> out;
     for (const auto& kv : resp.kvs()) out.push_back({kv.key(), kv.value(), kv.mod_revision(), kv.lease()});
     return out;
   }
 
   Result<int64_t> remove_range(const std::string& key, const std::string& range_end) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::DeleteRangeRequest req;
     req.set_key(key);
     req.set_range_end(range_end);
     etcdserverpb::DeleteRangeResponse resp;
-    auto s = kv_->DeleteRange(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "DeleteRange", s);
+    if (auto s = call(*kv_, &etcdserverpb::KV::Stub::DeleteRange, "DeleteRange", req, &resp); !s.ok()) return s.error();
     return resp.deleted();
   }
 
   Result<int64_t> grant_lease(std::chrono::seconds ttl) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::LeaseGrantRequest req;
     req.set_ttl(ttl.count());
     etcdserverpb::LeaseGrantResponse resp;
-    auto s = lease_->LeaseGrant(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "LeaseGrant", s);
+    if (auto s = call(*lease_, &etcdserverpb::Lease::Stub::LeaseGrant, "LeaseGrant", req, &resp); !s.ok()) return s.error();
     if (!resp.error().empty()) return Error(ErrorKind::kUnavailable, "etcd " + endpoint_ + " LeaseGrant: " + resp.error());
     return resp.id();
   }
@@ -233,13 +200,10 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
   }
 
   Status revoke_lease(int64_t lease) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::LeaseRevokeRequest req;
     req.set_id(lease);
     etcdserverpb::LeaseRevokeResponse resp;
-    auto s = lease_->LeaseRevoke(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "LeaseRevoke", s);
+    if (auto s = call(*lease_, &etcdserverpb::Lease::Stub::LeaseRevoke, "LeaseRevoke", req, &resp); !s.ok()) return s.error();
     return {};
   }
 
@@ -280,18 +244,26 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
   }
 
   Status move_leader(uint64_t to) override {
-    grpc::ClientContext ctx;
-    bound(ctx);
     etcdserverpb::MoveLeaderRequest req;
     req.set_targetid(to);
     etcdserverpb::MoveLeaderResponse resp;
-    auto s = maintenance_->MoveLeader(&ctx, req, &resp);
-    if (!s.ok()) return failed(endpoint_, "MoveLeader", s);
+    if (auto s = call(*maintenance_, &etcdserverpb::Maintenance::Stub::MoveLeader, "MoveLeader", req, &resp); !s.ok()) return s.error();
     return {};
   }
 
  private:
   void bound(grpc::ClientContext& ctx) const { ctx.set_deadline(std::chrono::system_clock::now() + deadline_); }
+
+  // One unary call within the deadline; a failure names the endpoint and the call.
+  template <class Stub, class Request, class Response>
+  Status call(Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*), const char* name,
+              const Request& req, Response* resp) const {
+    grpc::ClientContext ctx;
+    bound(ctx);
+    auto s = (stub.*method)(&ctx, req, resp);
+    if (!s.ok()) return failed(endpoint_, name, s);
+    return {};
+  }
 
   const std::string endpoint_;
   const std::chrono::milliseconds deadline_;
