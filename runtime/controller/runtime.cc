@@ -175,10 +175,13 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
         }
       }
     }
-    // An output a controller is tearing down became free of finalizers: let it finish.
+    // An output a controller is tearing down became free of finalizers: let it finish. A pass
+    // that is running may be the one tearing it down and set `cleanup_pending` only when it
+    // ends, after this event: wake it too (it runs again), or the release would be lost.
     if (destroy_ready(e)) {
       for (const auto& core : cores) {
-        if (core->whole && core->cleanup_pending && core->name == e.resource->metadata().owner()) {
+        if (core->whole && (core->cleanup_pending || core->running) &&
+            core->name == e.resource->metadata().owner()) {
           wake(*core);
         }
       }
