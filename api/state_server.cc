@@ -85,7 +85,11 @@ class ListStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
       return;
     }
     response_ = to_buffer(*bytes);
-    StartWrite(&response_);
+    // The messages between the first (it carries the initial metadata, and a hinted first
+    // write is held back for good: grpc/grpc#34231) and the last leave in batches.
+    grpc::WriteOptions options;
+    if (index_ > 1 && index_ < resources_.size()) options.set_buffer_hint();
+    StartWrite(&response_, options);
   }
 
   std::vector<ResourcePtr> resources_;

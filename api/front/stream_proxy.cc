@@ -1,7 +1,9 @@
 #include "api/front/stream_proxy.h"
 
 #include <atomic>
+#include <deque>
 #include <mutex>
+#include <optional>
 
 namespace cosi::api::front {
 
@@ -17,6 +19,11 @@ class Rejection final : public grpc::ServerGenericBidiReactor {
 // from the caller's side: the write hold until no more caller messages will be written, the
 // read hold until no more backend messages will be read. Every decision that races between
 // the two sides is taken under mu_.
+//
+// Backend messages are read ahead into a short queue while the previous one is on its way to
+// the caller, so a long stream (a List of thousands of resources) moves at the pace of the
+// slower side rather than of both sides' latencies added per message; writes the queue will
+// follow at once carry the buffer hint, so they leave in batches.
 class StreamProxy final : public grpc::ServerGenericBidiReactor {
  public:
   StreamProxy(grpc::GenericCallbackServerContext* ctx, BackendCall call)
@@ -25,6 +32,7 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
     if (call.deadline != std::chrono::system_clock::time_point::max()) client_ctx_.set_deadline(call.deadline);
     stub_.PrepareBidiStreamingCall(&client_ctx_, ctx->method(), grpc::StubOptions(), &backend_);
     backend_.AddMultipleHolds(2);
+    reading_ = true;
     backend_.StartRead(&from_backend_);
     backend_.StartCall();
     StartRead(&from_caller_);
@@ -47,12 +55,19 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   }
 
   void OnWriteDone(bool ok) override {
-    if (ok) {
-      backend_.StartRead(&from_backend_);
+    std::unique_lock lock(mu_);
+    replying_ = false;
+    if (!ok) {  // the caller is gone
+      caller_gone_ = true;
+      queue_.clear();
+      lock.unlock();
+      client_ctx_.TryCancel();
+      if (!reading_) release_read_hold();
+      finish_if_drained();
       return;
     }
-    client_ctx_.TryCancel();  // the caller is gone
-    release_read_hold();
+    lock.unlock();
+    pump();
   }
 
   void OnCancel() override { client_ctx_.TryCancel(); }
@@ -60,6 +75,8 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   void OnDone() override { unref(); }
 
  private:
+  static constexpr size_t kReadAhead = 64;
+
   // Backend side.
   class Backend final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
    public:
@@ -86,17 +103,44 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   }
 
   void backend_read_done(bool ok) {
-    if (ok) {
-      StartWrite(&from_backend_);
+    std::unique_lock lock(mu_);
+    reading_ = false;
+    if (ok && !caller_gone_) {
+      queue_.push_back(std::move(from_backend_));
+      from_backend_.Clear();
+      lock.unlock();
+      pump();
       return;
     }
-    std::unique_lock lock(mu_);
     backend_closed_ = true;
     const bool release_write = write_hold_ && !writing_;
     if (release_write) write_hold_ = false;
     lock.unlock();
     if (release_write) backend_.RemoveHold();
     release_read_hold();
+  }
+
+  // Starts what can start: the next reply to the caller, the next read from the backend.
+  void pump() {
+    std::unique_lock lock(mu_);
+    const grpc::ByteBuffer* reply = nullptr;
+    grpc::WriteOptions options;
+    if (!replying_ && !queue_.empty()) {
+      to_caller_ = std::move(queue_.front());
+      queue_.pop_front();
+      replying_ = true;
+      reply = &to_caller_;
+      // Never on the first message: it carries the initial metadata, and a hinted first write
+      // is held back for good (grpc/grpc#34231).
+      if (!queue_.empty() && replied_any_) options.set_buffer_hint();
+      replied_any_ = true;
+    }
+    const bool read = !reading_ && !backend_closed_ && !caller_gone_ && queue_.size() < kReadAhead;
+    if (read) reading_ = true;
+    lock.unlock();
+    if (reply != nullptr) StartWrite(reply, options);
+    if (read) backend_.StartRead(&from_backend_);
+    if (reply == nullptr) finish_if_drained();
   }
 
   void release_read_hold() {
@@ -114,15 +158,29 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
       if (k.starts_with("grpc-")) continue;
       ctx_->AddTrailingMetadata(k, std::string(value.data(), value.size()));
     }
+    grpc::Status final_status = status;
     // No trailers at all: the status was made here, by a connection that failed.
     if (!forwarded_to_.empty() && trailers.empty() &&
         (status.error_code() == grpc::StatusCode::UNAVAILABLE || status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)) {
-      Finish(grpc::Status(status.error_code(),
-                          "node " + forwarded_to_ + " is unreachable from this node: " + status.error_message()));
-    } else {
-      Finish(status);
+      final_status = grpc::Status(status.error_code(),
+                                  "node " + forwarded_to_ + " is unreachable from this node: " + status.error_message());
     }
+    {
+      std::lock_guard lock(mu_);
+      status_ = std::move(final_status);
+    }
+    finish_if_drained();
     unref();
+  }
+
+  // The caller gets the backend's status once every message read before it has been written.
+  void finish_if_drained() {
+    std::unique_lock lock(mu_);
+    if (!status_ || finished_ || replying_ || !queue_.empty()) return;
+    finished_ = true;
+    grpc::Status status = *status_;
+    lock.unlock();
+    Finish(status);
   }
 
   void unref() {
@@ -135,6 +193,7 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   Backend backend_;
   grpc::ByteBuffer from_caller_;
   grpc::ByteBuffer from_backend_;
+  grpc::ByteBuffer to_caller_;
   const std::string forwarded_to_;
   std::atomic<int> refs_{2};  // the caller's call and the backend's
 
@@ -143,6 +202,13 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   bool read_hold_ = true;
   bool writing_ = false;         // a caller message is on its way to the backend
   bool backend_closed_ = false;  // the backend sends no more
+  bool reading_ = false;         // a backend read is outstanding
+  bool replying_ = false;        // a backend message is on its way to the caller
+  bool caller_gone_ = false;     // a reply failed: the caller is gone
+  bool finished_ = false;
+  bool replied_any_ = false;     // the first reply (with the initial metadata) has been started
+  std::deque<grpc::ByteBuffer> queue_;  // read from the backend, not yet written to the caller
+  std::optional<grpc::Status> status_;  // the backend's, once it is done
 };
 
 }  // namespace

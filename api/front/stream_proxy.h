@@ -1,9 +1,10 @@
 // StreamProxy: one call relayed as bytes between the caller and a backend channel — the
 // node's own services (in process) or another node's front. Unary and streaming calls alike
 // go through as a bidirectional stream: each message the caller sends is written to the
-// backend once the previous one is taken, and each backend message is written back the same
-// way, so neither side buffers more than one message. The backend's status and trailing
-// metadata become the caller's; a caller that goes away cancels the backend call.
+// backend once the previous one is taken; backend messages are read ahead into a short queue
+// (at most 64) while earlier ones are written back, so long streams are not slowed by both
+// hops' latencies per message. The backend's status and trailing metadata become the
+// caller's, after its last message; a caller that goes away cancels the backend call.
 #pragma once
 
 #include <grpcpp/channel.h>

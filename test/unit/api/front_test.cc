@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdio>
 #include <future>
 #include <map>
 
@@ -328,6 +329,58 @@ TEST_CASE("watches stream through the front, forwarded or not", "[front]") {
     while (reader->Read(&event)) {
     }
     CHECK(reader->Finish().error_code() == grpc::StatusCode::CANCELLED);
+  }
+}
+
+TEST_CASE("long lists arrive whole and in order through the front; a caller may stop early", "[front]") {
+  Cluster c;
+  constexpr int kCount = 2000;
+  for (Node* target : {&c.a, &c.b}) {
+    for (int i = 0; i < kCount; ++i) {
+      char id[16];
+      std::snprintf(id, sizeof id, "addr-%05d", i);
+      REQUIRE(target->store().create(make_resource(Metadata(resources::kNetworkNamespace, resources::kNodeAddressType, id),
+                                                   resources::NodeAddressSpec{}),
+                                     {"test"})
+                  .ok());
+    }
+  }
+  auto list = [&](const std::string& node, grpc::ClientContext& ctx) {
+    ctx.AddMetadata("node", node);
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    pb::ListRequest req;
+    req.set_namespace_(std::string(resources::kNetworkNamespace));
+    req.set_type(std::string(resources::kNodeAddressType));
+    return pb::State::NewStub(c.as({"os:reader"}))->List(&ctx, req);
+  };
+  for (const std::string& node : {c.a.ip(), c.b.ip()}) {
+    grpc::ClientContext ctx;
+    auto reader = list(node, ctx);
+    pb::ListResponse r;
+    int n = 0;
+    std::string last;
+    while (reader->Read(&r)) {
+      CHECK(r.resource().metadata().id() > last);
+      last = r.resource().metadata().id();
+      ++n;
+    }
+    CHECK(reader->Finish().ok());
+    CHECK(n == kCount);
+
+    // A caller that reads ten and goes away: the call ends CANCELLED and the node serves on.
+    grpc::ClientContext early;
+    auto partial = list(node, early);
+    for (int i = 0; i < 10; ++i) REQUIRE(partial->Read(&r));
+    early.TryCancel();
+    while (partial->Read(&r)) {
+    }
+    CHECK(partial->Finish().error_code() == grpc::StatusCode::CANCELLED);
+    grpc::ClientContext again;
+    auto whole = list(node, again);
+    n = 0;
+    while (whole->Read(&r)) ++n;
+    CHECK(whole->Finish().ok());
+    CHECK(n == kCount);
   }
 }
 
