@@ -18,6 +18,13 @@ constexpr std::string_view kDirective = "$patch";
 constexpr size_t kMaxValues = 100000;
 constexpr size_t kMaxBytes = 16 << 20;
 struct TooLarge {};
+// YAML allows implicit keys of at most 1024 characters as written (escapes included); longer
+// ones could not be read back.
+constexpr size_t kMaxKeyChars = 1024;
+struct KeyTooLong {
+  int line;
+  size_t chars;
+};
 thread_local size_t produced = 0;
 thread_local size_t produced_bytes = 0;
 
@@ -31,6 +38,11 @@ void measure(const YAML::Node& node) {
   count(node);
   if (node.IsMap()) {
     for (const auto& kv : node) {
+      if (kv.first.IsScalar() && kv.first.Scalar().size() > kMaxKeyChars / 8) {
+        YAML::Emitter written;
+        written << kv.first;
+        if (written.size() > kMaxKeyChars) throw KeyTooLong{kv.first.Mark().line + 1, written.size()};
+      }
       measure(kv.first);
       measure(kv.second);
     }
@@ -153,9 +165,15 @@ Result<std::string> apply_patch(std::string_view config, std::string_view patch)
   if (!patches.ok()) return patches.error();
   try {
     // Both inputs within the budget as written, then the result as built.
-    for (const auto* docs_of : {&*docs, &*patches}) {
+    for (const auto& [name, docs_of] : {std::pair{"config", &*docs}, std::pair{"patch", &*patches}}) {
       produced = produced_bytes = 0;
-      for (const auto& d : *docs_of) measure(d);
+      try {
+        for (const auto& d : *docs_of) measure(d);
+      } catch (const KeyTooLong& e) {
+        return Error(ErrorKind::kInvalidArgument, std::string(name) + " line " + std::to_string(e.line) + ": a key of " +
+                                                      std::to_string(e.chars) + " characters as YAML (at most " +
+                                                      std::to_string(kMaxKeyChars) + ")");
+      }
     }
     produced = produced_bytes = 0;
     for (const auto& p : *patches) {

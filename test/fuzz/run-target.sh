@@ -14,6 +14,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$corpus"/* "$work"/
 mkdir -p "$artifacts"
-# libFuzzer's own out-of-memory handler can hang; the outer timeout is the deadline.
+# libFuzzer's own out-of-memory handler can hang; the outer timeout is the deadline. Its
+# default exit code for a finding is 77, which meson reads as "skipped": make findings fail.
 exec timeout -s KILL $((seconds + 120)) "$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+  -error_exitcode=1 -timeout_exitcode=1 \
   -print_final_stats=1 -artifact_prefix="$artifacts/$(basename "$target")-" "$work"

@@ -109,6 +109,17 @@ TEST_CASE("a patch that would expand aliases without end is refused", "[patch]")
   CHECK_THAT(r.error().message(), Contains("too large"));
 }
 
+TEST_CASE("a key too long to write back as YAML is refused with its line", "[patch]") {
+  // 300 raw control characters: a key yaml-cpp reads, but each is written as a 4-character
+  // escape, beyond YAML's 1024 for a key.
+  auto r = apply_patch(kBase, "machine:\n  \"" + std::string(300, '\x1e') + "\": 1\n");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Contains("patch line 2") && Contains("characters as YAML (at most 1024)"));
+  // A long key that stays short enough as written goes through.
+  auto ok = apply_patch(kBase, "machine:\n  " + std::string(1000, 'k') + ": 1\n");
+  CHECK(ok.ok());
+}
+
 TEST_CASE("a name given twice in a patch is merged once, the last one winning", "[patch]") {
   auto doc = patched(kBase,
                      "machine:\n  network:\n    interfaces:\n"
