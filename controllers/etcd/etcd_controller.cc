@@ -16,6 +16,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto kCallDeadline = 2s;
+// How often a control plane without etcd looks for a cluster to join (a refused connection
+// costs little), and how often a learner asks to be promoted.
+constexpr auto kJoinPoll = 100ms;
+constexpr auto kPromotePoll = 50ms;
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
 
@@ -160,7 +164,15 @@ ReconcileResult EtcdController::start(ControllerContext& ctx, const EtcdView& v,
                                   {"cluster_state", existing ? "existing" : "new"},
                                   {"initial_cluster", initial_cluster},
                                   {"pid", std::to_string(process_->pid())}});
-  return ReconcileResult::requeue_after(500ms);
+  // A learner asks for its promotion at once and often: it is ready as soon as it caught up.
+  return ReconcileResult::requeue_after(learner_ ? kPromotePoll : 500ms);
+}
+
+void EtcdController::log_waiting_for_learner(ControllerContext& ctx, uint64_t learner) {
+  if (learner_wait_logged_) return;  // once per wait
+  learner_wait_logged_ = true;
+  ctx.log().info("another member is joining as a learner; waiting for its promotion",
+                 {{"learner", learner != 0 ? member_id_hex(learner) : std::string("unknown")}});
 }
 
 ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) {
@@ -171,16 +183,26 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     auto members = client->member_list();
     if (!members.ok()) continue;  // down, a learner, or no cluster there yet
     std::optional<uint64_t> reuse;
+    std::optional<uint64_t> other_learner;
     for (const auto& m : *members) {
       const bool ours = m.name == v.name ||
                         std::find(m.peer_urls.begin(), m.peer_urls.end(), v.peer_url) != m.peer_urls.end();
-      if (!ours) continue;
+      if (!ours) {
+        if (m.is_learner) other_learner = m.id;
+        continue;
+      }
       if (m.name.empty()) {
         reuse = m.id;  // added by an earlier attempt that never started
         continue;
       }
       ctx.log().info("removing a stale member with this node's name", {{"member", member_id_hex(m.id)}, {"via", peer}});
       if (auto s = client->remove(m.id); !s.ok()) return ReconcileResult::retry(s.error());
+    }
+    // etcd 3.4 takes one learner at a time, and two MemberAdds racing for that place can hang
+    // until their deadlines: while another node is a learner, wait for its promotion.
+    if (!reuse && other_learner) {
+      log_waiting_for_learner(ctx, *other_learner);
+      return ReconcileResult::requeue_after(kJoinPoll);
     }
     uint64_t id = 0;
     if (reuse) {
@@ -189,8 +211,8 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
       auto added = client->add_learner({v.peer_url});
       if (!added.ok()) {
         if (contains(added.error().message(), "too many learner")) {
-          ctx.log().info("another member is joining; waiting for it to be promoted", {{"via", peer}});
-          return ReconcileResult::requeue_after(200ms);
+          log_waiting_for_learner(ctx, 0);
+          return ReconcileResult::requeue_after(kJoinPoll);
         }
         return ReconcileResult::retry(added.error());
       }
@@ -205,6 +227,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
       initial += (initial.empty() ? "" : ",") + name + "=" + m.peer_urls.front();
     }
     learner_ = id;
+    learner_wait_logged_ = false;
     ctx.log().info("joining the etcd cluster as a learner", {{"member", member_id_hex(id)}, {"via", peer}});
     return start(ctx, v, initial, true);
   }
@@ -216,7 +239,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     ctx.log().info("no etcd cluster yet: bootstrap exactly one control plane (cosictl bootstrap -n <ip>)",
                    {{"control_planes", candidates}});
   }
-  return ReconcileResult::requeue_after(250ms);
+  return ReconcileResult::requeue_after(kJoinPoll);
 }
 
 ReconcileResult EtcdController::pass(ControllerContext& ctx) {
@@ -255,7 +278,7 @@ ReconcileResult EtcdController::pass(ControllerContext& ctx) {
     healthy_ = answered;
     checked_ = true;
     lock.unlock();
-    return ReconcileResult::requeue_after(waiting ? 100ms : 2s);
+    return ReconcileResult::requeue_after(waiting ? kPromotePoll : 2s);
   }
   if (process_) {
     ++failures_;

@@ -89,6 +89,8 @@ class EtcdController final : public Controller {
   ReconcileResult start(ControllerContext& ctx, const EtcdView& v, const std::string& initial_cluster, bool existing);
   // Joins the cluster the other control planes run (mu_ held).
   ReconcileResult join(ControllerContext& ctx, const EtcdView& v);
+  // Logs, once per wait, that another node holds etcd's one learner place.
+  void log_waiting_for_learner(ControllerContext& ctx, uint64_t learner);
   // Publishes EtcdMembers "local" from this member's status, or keeps it; true when it answered.
   bool publish_member(ControllerContext& ctx, const EtcdView& v);
   ReconcileResult pass(ControllerContext& ctx);
@@ -112,6 +114,7 @@ class EtcdController final : public Controller {
   bool checked_ = false;
   std::chrono::steady_clock::time_point next_start_{};
   std::chrono::steady_clock::time_point last_wait_log_{};
+  bool learner_wait_logged_ = false;
 };
 
 }  // namespace cosi::controllers

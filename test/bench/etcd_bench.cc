@@ -5,7 +5,8 @@
 //
 // bootstrap3: `cosictl bootstrap` → 3 healthy voting members (joins as learners, promoted),
 // against the same three etcd processes started by hand with a static initial cluster and the
-// same flags and certificates (on other ports). Target: ratio ≤ 3.
+// same flags and certificates (on other ports); both timed until each member, asked directly,
+// is voting and knows a leader. Target: ratio ≤ 3.
 // failure_visible: a member's etcd SIGKILLed (its machined frozen, so nothing restarts it) →
 // the first control plane's EtcdClusters shows 2 healthy. Target: ours ≤ 2000 ms.
 // list_vs_range: a List of 10,000 Members through machined's mTLS API (one message per
@@ -58,9 +59,19 @@ const char* kPatch =
     "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n"
     "      strict-reconfig-check: \"false\"\n";
 
+// Where the clusters live: tmpfs when there is one. A new etcd member creates and syncs its
+// write-ahead log before it does anything else, which took up to 2.1 s on this machine's disk and
+// 30–130 ms on tmpfs; on disk that noise, paid once per member on both sides, drowns what
+// the benchmarks compare.
+fs::path bench_root() {
+  std::error_code ec;
+  const fs::path base = fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
+  return base / ("cosi-etcd-bench-" + std::to_string(getpid()));
+}
+
 // A three-control-plane local cluster, destroyed at the end.
 struct Cluster {
-  explicit Cluster(bool bootstrap) : root(fs::temp_directory_path() / ("cosi-etcd-bench-" + std::to_string(getpid()))) {
+  explicit Cluster(bool bootstrap) : root(bench_root()) {
     fs::remove_all(root);
     fs::create_directories(root);
     setenv("TALOSCONFIG", (root / "talosconfig").c_str(), 1);
@@ -137,17 +148,32 @@ bool wait_until(const std::function<bool()>& done, std::chrono::seconds within) 
   return false;
 }
 
+// Every one of the three members, asked directly on `port`, is a voting member that knows a
+// leader: the same probe for ours and for the static cluster.
+bool three_voting(const Cluster& c, int port) {
+  for (int i = 0; i < 3; ++i) {
+    auto s = etcd::make_grpc_etcd_client(c.ip(i) + ":" + std::to_string(port), c.tls(i), 500ms)->status();
+    if (!s.ok() || s->leader == 0 || s->is_learner) return false;
+  }
+  return true;
+}
+
 int bench_bootstrap3() {
-  double ours;
-  double baseline;
-  {
+  // Both sides vary with etcd's elections (a static cluster took 0.2–2.3 s here): the best of
+  // three rounds, each on a new cluster.
+  double ours = 1e9;
+  double baseline = 1e9;
+  for (int round = 0; round < 3; ++round) {
     Cluster c(false);
     const auto start = Clock::now();
     auto r = testing::run({env("COSI_COSICTL"), "--talosconfig", (c.dir() / "talosconfig").string(), "-n", c.ip(0), "bootstrap"},
                           testing::in_seconds(30));
     if (r.status != 0) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
-    if (!wait_until([&] { return c.healthy(3); }, 120s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
-    ours = ms_since(start);
+    if (!wait_until([&] { return three_voting(c, 2379); }, 120s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    const double ours_now = ms_since(start);
+    ours = std::min(ours, ours_now);
+    // And machined's own view agrees.
+    if (!wait_until([&] { return c.healthy(3); }, 30s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
 
     // The same three members by hand: static initial cluster, same flags and certificates,
     // ports 12379/12380, fresh data directories.
@@ -167,19 +193,14 @@ int bench_bootstrap3() {
           "--peer-key-file=" + (pki / "peer.key").string(), "--peer-trusted-ca-file=" + (pki / "ca.crt").string(),
           "--peer-client-cert-auth=true", "--heartbeat-interval=50", "--election-timeout=300", "--strict-reconfig-check=false"}));
     }
-    auto all_healthy = [&] {
-      for (int i = 0; i < 3; ++i) {
-        auto s = etcd::make_grpc_etcd_client(c.ip(i) + ":12379", c.tls(i), 500ms)->status();
-        if (!s.ok() || s->leader == 0) return false;
-      }
-      return true;
-    };
-    if (!wait_until(all_healthy, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
-    baseline = ms_since(hand);
+    if (!wait_until([&] { return three_voting(c, 12379); }, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    const double baseline_now = ms_since(hand);
+    baseline = std::min(baseline, baseline_now);
     for (auto& e : etcds) e->stop();
+    std::printf("round %d: ours %.0f ms, static cluster by hand %.0f ms\n", round + 1, ours_now, baseline_now);
   }
-  std::printf("bootstrap → 3 healthy voting members: ours %.0f ms (one learner at a time), static cluster by hand %.0f ms\n", ours,
-              baseline);
+  std::printf("bootstrap → 3 healthy voting members, best of 3: ours %.0f ms (one learner at a time), static cluster by hand %.0f ms\n",
+              ours, baseline);
   return report("etcd.bootstrap3", ours, baseline, Target::ratio(3));
 }
 
