@@ -277,9 +277,13 @@ class WatchStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     taken_ += take;
     response_ = to_buffer(*bytes);
     link_->writing = true;
+    // Events already taken from the store follow at once: let this one wait for them in the
+    // transport's buffer (never the first message, which is written unhinted above).
+    grpc::WriteOptions options;
+    if (taken_ < pending_.size()) options.set_buffer_hint();
     // Under the lock, so that no write can follow a Finish from OnCancel. gRPC runs the
     // reaction to a Start* call after it returns, never inside it.
-    StartWrite(&response_);
+    StartWrite(&response_, options);
   }
 
   void stop() {

@@ -44,24 +44,26 @@ resources::MemberSpec member_spec(int i, int generation = 0) {
   return s;
 }
 
-// The floor: the same messages, built before the call, written one per message.
+// The floor: the same messages, built before the call, written one per message. A list is
+// known whole, so its messages leave in batches as ours do (all but the first and the last
+// buffer-hinted); watch messages are written one by one, as events that arrive.
 class Bare final : public pb::State::CallbackService {
  public:
   std::vector<pb::ListResponse> list;
   std::vector<pb::WatchResponse> watch;
 
   grpc::ServerWriteReactor<pb::ListResponse>* List(grpc::CallbackServerContext*, const pb::ListRequest*) override {
-    return new Stream<pb::ListResponse>(list);
+    return new Stream<pb::ListResponse>(list, /*batched=*/true);
   }
   grpc::ServerWriteReactor<pb::WatchResponse>* Watch(grpc::CallbackServerContext*, const pb::WatchRequest*) override {
-    return new Stream<pb::WatchResponse>(watch);
+    return new Stream<pb::WatchResponse>(watch, /*batched=*/false);
   }
 
  private:
   template <class M>
   class Stream final : public grpc::ServerWriteReactor<M> {
    public:
-    explicit Stream(const std::vector<M>& items) : items_(items) { next(); }
+    Stream(const std::vector<M>& items, bool batched) : items_(items), batched_(batched) { next(); }
     void OnWriteDone(bool ok) override {
       if (!ok) {
         this->Finish(grpc::Status::CANCELLED);
@@ -77,9 +79,12 @@ class Bare final : public pb::State::CallbackService {
         this->Finish(grpc::Status::OK);
         return;
       }
-      this->StartWrite(&items_[i_++]);
+      grpc::WriteOptions options;
+      if (batched_ && i_ > 0 && i_ + 1 < items_.size()) options.set_buffer_hint();
+      this->StartWrite(&items_[i_++], options);
     }
     const std::vector<M>& items_;
+    const bool batched_;
     std::size_t i_ = 0;
   };
 };
