@@ -1,0 +1,250 @@
+// The etcd controllers on the test harness against a fake etcd (test/unit/controllers/fake_etcd.h):
+// how a control plane joins (waits for a cluster, one learner at a time, a stale member of its
+// name removed, promoted once in sync), when bootstrap is refused, and the quorum arithmetic of
+// EtcdClusters. The real etcd runs in test/integration/etcd_test.cc.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "controllers/etcd/etcd_controller.h"
+#include "controllers/etcd/etcd_status_controller.h"
+#include "resources/etcd/etcd_resources.h"
+#include "resources/k8s/k8s_resources.h"
+#include "resources/secrets/secrets_resources.h"
+#include "resources/v1alpha1/v1alpha1_resources.h"
+#include "runtime/testing/harness.h"
+#include "test/unit/controllers/fake_etcd.h"
+
+namespace cosi::testing {
+namespace {
+
+using namespace cosi::resources;
+using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+const std::string kCp1 = "127.5.0.10", kCp2 = "127.5.0.11", kCp3 = "127.5.0.12";
+
+std::string ip_bytes(const std::string& text) {
+  std::string out(4, '\0');
+  inet_pton(AF_INET, text.c_str(), out.data());
+  return out;
+}
+
+struct StateDir {
+  StateDir() {
+    std::string tmpl = (fs::temp_directory_path() / "etcd-controller-test-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+  }
+  ~StateDir() { fs::remove_all(path); }
+  std::string path;
+};
+
+// What the etcd controllers read, for control plane `name` at `ip`, with the three control
+// planes discovery knows.
+void put_inputs(Harness& h, const std::string& name, const std::string& ip) {
+  EtcdSpecSpec spec;
+  spec.set_name(name);
+  spec.add_advertised_addresses()->set_ip(ip_bytes(ip));
+  REQUIRE(h.put(make_resource(Metadata(kEtcdNamespace, kEtcdSpecType, std::string(kEtcdSpecId)), spec)).ok());
+  EtcdCertsSpec certs;
+  certs.set_ca("ca");
+  certs.mutable_etcd()->set_crt("server");
+  certs.mutable_etcd()->set_key("server key");
+  certs.mutable_etcd_peer()->set_crt("peer");
+  certs.mutable_etcd_peer()->set_key("peer key");
+  REQUIRE(h.put(make_resource(Metadata(kSecretsNamespace, kEtcdCertsType, std::string(kEtcdCertsId)), certs)).ok());
+  EndpointSpec endpoints;
+  for (const auto& cp : {kCp1, kCp2, kCp3}) endpoints.add_addresses()->set_ip(ip_bytes(cp));
+  REQUIRE(h.put(make_resource(Metadata(kControlPlaneNamespace, kEndpointType, std::string(kDiscoveredEndpointsId)), endpoints)).ok());
+}
+
+std::string argument(const std::vector<std::string>& argv, const std::string& name) {
+  for (const auto& a : argv) {
+    if (a.starts_with(name + "=")) return a.substr(name.size() + 1);
+  }
+  return "";
+}
+
+const controllers::EtcdMemberInfo* member_named(const std::vector<controllers::EtcdMemberInfo>& members, const std::string& name) {
+  for (const auto& m : members) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+struct Node {
+  explicit Node(FakeEtcd& etcd) {
+    auto c = std::make_unique<controllers::EtcdController>(controllers::EtcdControllerOptions{.state_dir = dir.path},
+                                                            etcd.launcher(), etcd.factory());
+    controller = c.get();
+    REQUIRE(h.add(std::move(c)).ok());
+    REQUIRE(h.start().ok());
+  }
+  // Lets the controller's timers fire for `d`, in small steps.
+  void run_for(Duration d) {
+    for (Duration t{}; t < d; t += 50ms) {
+      h.advance(50ms);
+      h.run_until_idle();
+    }
+  }
+  StateDir dir;
+  Harness h;
+  controllers::EtcdController* controller = nullptr;
+};
+
+TEST_CASE("a control plane joins a peer's cluster as a learner and is promoted once in sync", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  etcd.set_learners_in_sync(false);
+  Node node(etcd);
+  put_inputs(node.h, "cp-2", kCp2);
+
+  REQUIRE(etcd.launches().size() == 1);
+  const auto argv = etcd.launches().front();
+  CHECK(argument(argv, "--initial-cluster-state") == "existing");
+  CHECK_THAT(argument(argv, "--initial-cluster"), Contains("cp-1=https://127.5.0.10:2380") &&
+                                                      Contains("cp-2=https://127.5.0.11:2380"));
+  auto* joined = member_named(etcd.members(), "cp-2");
+  REQUIRE(joined != nullptr);
+  CHECK(joined->is_learner);
+
+  node.run_for(500ms);  // not in sync yet: still a learner, asked again and again
+  CHECK(member_named(etcd.members(), "cp-2")->is_learner);
+  etcd.set_learners_in_sync(true);
+  node.run_for(100ms);
+  CHECK_FALSE(member_named(etcd.members(), "cp-2")->is_learner);
+  CHECK(etcd.member_adds() == 1);
+
+  // This member's id, and the service, as resources.
+  const std::string id = controllers::member_id_hex(member_named(etcd.members(), "cp-2")->id);
+  CHECK(node.h.expect({kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)}, [&](const ResourcePtr& r) {
+          auto typed = resource_cast<EtcdMemberSpec>(r);
+          return typed && typed->spec().member_id() == id;
+        }).ok());
+  CHECK(node.h.expect({kRuntimeNamespace, kServiceType, "etcd"}, [](const ResourcePtr& r) {
+          auto typed = resource_cast<ServiceSpec>(r);
+          return typed && typed->spec().running() && typed->spec().healthy();
+        }).ok());
+}
+
+TEST_CASE("a control plane waits for a cluster, and for another node's learner, without racing its MemberAdd", "[etcd]") {
+  FakeEtcd etcd;
+  Node node(etcd);
+  put_inputs(node.h, "cp-2", kCp2);
+  node.run_for(1s);
+  CHECK(etcd.launches().empty());  // nobody bootstrapped: nothing to join
+
+  // cp-1 bootstraps; cp-3 got the learner place first.
+  etcd.add_started_member("cp-1", kCp1);
+  auto via_cp1 = etcd.factory()(kCp1 + ":2379", {}, 1s);
+  auto other = via_cp1->add_learner({"https://" + kCp3 + ":2380"});
+  REQUIRE(other.ok());
+  node.run_for(1s);
+  CHECK(etcd.launches().empty());
+  CHECK(etcd.member_adds() == 1);  // cp-3's only: cp-2 did not try while it saw a learner
+
+  REQUIRE(via_cp1->promote(*other).ok());
+  node.run_for(200ms);
+  CHECK(etcd.member_adds() == 2);
+  REQUIRE(etcd.launches().size() == 1);
+  CHECK(member_named(etcd.members(), "cp-2") != nullptr);
+}
+
+TEST_CASE("a stale member with this node's name is removed before the node joins again", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  const uint64_t stale = etcd.add_started_member("cp-2", kCp2);
+  etcd.set_down(kCp2 + ":2379", true);  // the old installation is gone; its data too
+  Node node(etcd);
+  put_inputs(node.h, "cp-2", kCp2);
+
+  REQUIRE(etcd.launches().size() == 1);
+  auto* rejoined = member_named(etcd.members(), "cp-2");
+  REQUIRE(rejoined != nullptr);
+  CHECK(rejoined->id != stale);
+  CHECK(etcd.members().size() == 2);
+}
+
+TEST_CASE("bootstrap starts a new cluster once, and never beside a cluster a peer runs", "[etcd]") {
+  SECTION("a peer runs etcd: FAILED_PRECONDITION naming it, nothing started") {
+    FakeEtcd etcd;
+    etcd.add_started_member("cp-1", kCp1);
+    etcd.set_down(kCp1 + ":2379", true);  // unreachable while the node starts: it cannot join yet
+    Node node(etcd);
+    put_inputs(node.h, "cp-2", kCp2);
+    etcd.set_down(kCp1 + ":2379", false);
+    auto s = node.controller->bootstrap();
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().kind() == ErrorKind::kFailedPrecondition);
+    CHECK_THAT(s.error().message(), Contains("etcd already runs on 127.5.0.10"));
+    CHECK(etcd.launches().empty());
+  }
+  SECTION("no cluster anywhere: a new one here; a second bootstrap is ALREADY_EXISTS") {
+    FakeEtcd etcd;
+    Node node(etcd);
+    put_inputs(node.h, "cp-2", kCp2);
+    REQUIRE(node.controller->bootstrap().ok());
+    node.h.run_until_idle();
+    REQUIRE(etcd.launches().size() == 1);
+    CHECK(argument(etcd.launches().front(), "--initial-cluster-state") == "new");
+    CHECK(argument(etcd.launches().front(), "--initial-cluster") == "cp-2=https://127.5.0.11:2380");
+    auto again = node.controller->bootstrap();
+    REQUIRE_FALSE(again.ok());
+    CHECK(again.error().kind() == ErrorKind::kAlreadyExists);
+    CHECK_THAT(again.error().message(), Contains("etcd data directory is not empty"));
+    CHECK(etcd.launches().size() == 1);
+  }
+  SECTION("not a control plane: UNIMPLEMENTED") {
+    FakeEtcd etcd;
+    Node node(etcd);
+    CHECK(node.controller->bootstrap().error().kind() == ErrorKind::kUnimplemented);
+  }
+}
+
+TEST_CASE("EtcdClusters counts quorum from every member's status; EtcdStatuses record each error", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  const uint64_t cp2 = etcd.add_started_member("cp-2", kCp2);
+  const uint64_t cp3 = etcd.add_started_member("cp-3", kCp3);
+  Harness h;
+  REQUIRE(h.add(std::make_unique<controllers::EtcdStatusController>(etcd.factory(), 2379, 2380, 500ms)).ok());
+  REQUIRE(h.start().ok());
+  put_inputs(h, "cp-2", kCp2);
+  const Pointer cluster{kEtcdNamespace, kEtcdClusterType, std::string(kEtcdClusterId)};
+  auto cluster_is = [&](uint32_t healthy, bool quorum) {
+    return h.expect(cluster, [&](const ResourcePtr& r) {
+      auto c = resource_cast<EtcdClusterSpec>(r);
+      return c && c->spec().members() == 3 && c->spec().voting_members() == 3 && c->spec().healthy_members() == healthy &&
+             c->spec().quorum_needed() == 2 && c->spec().failures_tolerated() == 1 && c->spec().has_quorum() == quorum &&
+             (c->spec().leader().empty() != quorum);
+    });
+  };
+  CHECK(cluster_is(3, true).ok());
+
+  etcd.set_down(kCp3 + ":2379", true);
+  h.advance(500ms);
+  h.run_until_idle();
+  CHECK(cluster_is(2, true).ok());
+  CHECK(h.expect({kEtcdNamespace, kEtcdStatusType, controllers::member_id_hex(cp3)}, [](const ResourcePtr& r) {
+          auto s = resource_cast<EtcdStatusSpec>(r);
+          return s && s->spec().errors_size() == 1 && s->spec().errors(0).find("connection refused") != std::string::npos &&
+                 s->spec().hostname() == "cp-3";
+        }).ok());
+
+  // Two of three down, this node's own among them: still listed through cp-1, no quorum.
+  etcd.set_down(kCp2 + ":2379", true);
+  h.advance(500ms);
+  h.run_until_idle();
+  CHECK(cluster_is(1, false).ok());
+  CHECK(h.expect({kEtcdNamespace, kEtcdStatusType, controllers::member_id_hex(cp2)}, [](const ResourcePtr& r) {
+          auto s = resource_cast<EtcdStatusSpec>(r);
+          return s && s->spec().errors_size() == 1;
+        }).ok());
+}
+
+}  // namespace
+}  // namespace cosi::testing
