@@ -20,6 +20,10 @@ constexpr auto kCallDeadline = 2s;
 // costs little), and how often a learner asks to be promoted.
 constexpr auto kJoinPoll = 100ms;
 constexpr auto kPromotePoll = 50ms;
+// A learner still without a name this long after we first saw it was added by a node that
+// never started it (it crashed between MemberAdd and starting etcd): it would hold etcd's one
+// learner place for good (talos#13710), so it is removed.
+constexpr auto kAbandonedLearner = 30s;
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
 
@@ -183,12 +187,12 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     auto members = client->member_list();
     if (!members.ok()) continue;  // down, a learner, or no cluster there yet
     std::optional<uint64_t> reuse;
-    std::optional<uint64_t> other_learner;
+    std::optional<EtcdMemberInfo> other_learner;
     for (const auto& m : *members) {
       const bool ours = m.name == v.name ||
                         std::find(m.peer_urls.begin(), m.peer_urls.end(), v.peer_url) != m.peer_urls.end();
       if (!ours) {
-        if (m.is_learner) other_learner = m.id;
+        if (m.is_learner) other_learner = m;
         continue;
       }
       if (m.name.empty()) {
@@ -201,7 +205,19 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     // etcd 3.4 takes one learner at a time, and two MemberAdds racing for that place can hang
     // until their deadlines: while another node is a learner, wait for its promotion.
     if (!reuse && other_learner) {
-      log_waiting_for_learner(ctx, *other_learner);
+      if (other_learner->name.empty()) {
+        auto [seen, _] = unstarted_learners_.try_emplace(other_learner->id, ctx.now());
+        if (ctx.now() - seen->second >= kAbandonedLearner) {
+          ctx.log().warn("removing a learner that was added but never started",
+                         {{"member", member_id_hex(other_learner->id)},
+                          {"peer_urls", other_learner->peer_urls.empty() ? std::string() : other_learner->peer_urls.front()},
+                          {"via", peer}});
+          if (auto s = client->remove(other_learner->id); !s.ok()) return ReconcileResult::retry(s.error());
+          unstarted_learners_.erase(other_learner->id);
+          return ReconcileResult::requeue_after(kJoinPoll);
+        }
+      }
+      log_waiting_for_learner(ctx, other_learner->id);
       return ReconcileResult::requeue_after(kJoinPoll);
     }
     uint64_t id = 0;

@@ -4,8 +4,10 @@
 //   bootstrap() was called    start a new single-member cluster here
 //   otherwise                 join: ask the control planes discovery knows (Endpoints) for
 //                             the cluster, remove a stale member with our name, MemberAdd us
-//                             as a learner ("too many learner members": wait and retry), start
-//                             with initial-cluster-state=existing, promote once in sync
+//                             as a learner, start with initial-cluster-state=existing,
+//                             promote once in sync. One learner at a time: while another
+//                             node's learner is there, wait; one that has not started 30 s
+//                             after we first saw it was abandoned, and is removed
 //
 // The process is supervised: restarted with backoff when it exits, stopped with the
 // controller. Until a cluster exists it logs, every 30 s, that one control plane needs
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -115,6 +118,8 @@ class EtcdController final : public Controller {
   std::chrono::steady_clock::time_point next_start_{};
   std::chrono::steady_clock::time_point last_wait_log_{};
   bool learner_wait_logged_ = false;
+  // Other nodes' learners without a name (not started), by id: when we first saw each.
+  std::map<uint64_t, SteadyTime> unstarted_learners_;
 };
 
 }  // namespace cosi::controllers

@@ -154,6 +154,23 @@ TEST_CASE("a control plane waits for a cluster, and for another node's learner, 
   CHECK(member_named(etcd.members(), "cp-2") != nullptr);
 }
 
+TEST_CASE("a learner another node added but never started is removed after 30 s, then the node joins", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  auto abandoned = etcd.factory()(kCp1 + ":2379", {}, 1s)->add_learner({"https://" + kCp3 + ":2380"});
+  REQUIRE(abandoned.ok());
+  Node node(etcd);
+  put_inputs(node.h, "cp-2", kCp2);
+  node.run_for(29s);
+  CHECK(etcd.launches().empty());
+  CHECK(etcd.members().size() == 2);  // still there: its node may yet start it
+
+  node.run_for(1500ms);
+  REQUIRE(etcd.launches().size() == 1);
+  for (const auto& m : etcd.members()) CHECK(m.id != *abandoned);
+  CHECK(member_named(etcd.members(), "cp-2") != nullptr);
+}
+
 TEST_CASE("a stale member with this node's name is removed before the node joins again", "[etcd]") {
   FakeEtcd etcd;
   etcd.add_started_member("cp-1", kCp1);
