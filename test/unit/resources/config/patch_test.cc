@@ -110,9 +110,9 @@ TEST_CASE("a patch that would expand aliases without end is refused", "[patch]")
 }
 
 TEST_CASE("a key too long to write back as YAML is refused with its line", "[patch]") {
-  // 300 raw control characters: a key yaml-cpp reads, but each is written as a 4-character
-  // escape, beyond YAML's 1024 for a key.
-  auto r = apply_patch(kBase, "machine:\n  \"" + std::string(300, '\x1e') + "\": 1\n");
+  // 600 tabs: a key of 602 characters as read, but each tab is written as the escape "\t",
+  // beyond YAML's 1024 for a key.
+  auto r = apply_patch(kBase, "machine:\n  \"" + std::string(600, '\t') + "\": 1\n");
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.error().message(), Contains("patch line 2") && Contains("characters as YAML (at most 1024)"));
   // A long key that stays short enough as written goes through.

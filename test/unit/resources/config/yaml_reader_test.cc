@@ -50,6 +50,36 @@ TEST_CASE("text that is not UTF-8 is refused with its line", "[config]") {
   CHECK_THAT(patched.error().message(), Contains("config line 3: not valid YAML: not UTF-8"));
 }
 
+TEST_CASE("control characters other than tab and line breaks are refused with their line", "[config]") {
+  for (const std::string& bad : {std::string(1, '\0'), std::string("\x1e"), std::string("\x7f"), std::string("\xc2\x80")}) {
+    INFO(static_cast<int>(static_cast<unsigned char>(bad[0])));
+    try {
+      (void)load_yaml_documents("a: 1\nb: x" + bad + "y\n");
+      FAIL("loaded");
+    } catch (const YAML::Exception& e) {
+      CHECK(e.mark.line == 1);
+      CHECK_THAT(e.what(), Contains("a control character (U+") && Contains("byte 9)"));
+    }
+  }
+  CHECK(load_yaml_document("a: \"x\ty\"\r\nb: \xc2\x85\n")["a"].as<std::string>() == "x\ty");
+  // Found by the patch fuzzer: yaml-cpp kept a lone CR inside a key and wrote it back raw.
+  try {
+    (void)load_yaml_documents("a: 1\nto\rb: 1\n");
+    FAIL("loaded");
+  } catch (const YAML::Exception& e) {
+    CHECK(e.mark.line == 1);
+    CHECK_THAT(e.what(), Contains("a carriage return without a line feed (byte 7)"));
+  }
+  // Found by the talosconfig fuzzer: a NUL read into a value came back written as 0xa0, not
+  // UTF-8, so the file could not be read again.
+  try {
+    (void)load_yaml_document(std::string("context: a\0b\n", 13));
+    FAIL("loaded");
+  } catch (const YAML::Exception& e) {
+    CHECK_THAT(e.what(), Contains("U+0000"));
+  }
+}
+
 TEST_CASE("ordinary streams load as yaml-cpp loads them", "[config]") {
   CHECK(load_yaml_documents("").empty());
   CHECK(load_yaml_documents("a: 1\n---\n---\nb: [1, 2]\n").size() == 3);
