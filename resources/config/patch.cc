@@ -25,6 +25,10 @@ struct KeyTooLong {
   int line;
   size_t chars;
 };
+// A key that is a list or a mapping: no config has one, and yaml-cpp cannot write it back.
+struct KeyNotScalar {
+  int line;
+};
 thread_local size_t produced = 0;
 thread_local size_t produced_bytes = 0;
 
@@ -38,6 +42,7 @@ void measure(const YAML::Node& node) {
   count(node);
   if (node.IsMap()) {
     for (const auto& kv : node) {
+      if (kv.first.IsMap() || kv.first.IsSequence()) throw KeyNotScalar{kv.first.Mark().line + 1};
       if (kv.first.IsScalar() && kv.first.Scalar().size() > kMaxKeyChars / 8) {
         YAML::Emitter written;
         written << kv.first;
@@ -169,6 +174,9 @@ Result<std::string> apply_patch(std::string_view config, std::string_view patch)
       produced = produced_bytes = 0;
       try {
         for (const auto& d : *docs_of) measure(d);
+      } catch (const KeyNotScalar& e) {
+        return Error(ErrorKind::kInvalidArgument,
+                     std::string(name) + " line " + std::to_string(e.line) + ": a key that is a list or a mapping");
       } catch (const KeyTooLong& e) {
         return Error(ErrorKind::kInvalidArgument, std::string(name) + " line " + std::to_string(e.line) + ": a key of " +
                                                       std::to_string(e.chars) + " characters as YAML (at most " +

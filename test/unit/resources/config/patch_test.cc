@@ -120,6 +120,16 @@ TEST_CASE("a key too long to write back as YAML is refused with its line", "[pat
   CHECK(ok.ok());
 }
 
+TEST_CASE("a key that is a list or a mapping is refused with its line", "[patch]") {
+  // Found by the patch fuzzer: yaml-cpp wrote such a key back in a form it cannot read.
+  auto r = apply_patch(kBase, "machine:\n  ? [a, b]\n  : 1\n");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Contains("patch line 2: a key that is a list or a mapping"));
+  auto c = apply_patch("o ::\n[]", "");
+  REQUIRE_FALSE(c.ok());
+  CHECK_THAT(c.error().message(), Contains("a key that is a list or a mapping"));
+}
+
 TEST_CASE("a name given twice in a patch is merged once, the last one winning", "[patch]") {
   auto doc = patched(kBase,
                      "machine:\n  network:\n    interfaces:\n"
