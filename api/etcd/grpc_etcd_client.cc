@@ -20,6 +20,54 @@ Error failed(const std::string& endpoint, const char* call, const grpc::Status& 
   return Error(kind, "etcd " + endpoint + " " + call + ": " + s.error_message());
 }
 
+controllers::EtcdKeyValue kv_of(const mvccpb::KeyValue& kv) {
+  return {kv.key(), kv.value(), kv.mod_revision(), kv.lease(), kv.create_revision()};
+}
+
+void fill_compare(const controllers::EtcdCompare& c, etcdserverpb::Compare* out) {
+  using C = controllers::EtcdCompare;
+  out->set_key(c.key);
+  switch (c.op) {
+    case C::Op::kEqual: out->set_result(etcdserverpb::Compare::EQUAL); break;
+    case C::Op::kGreater: out->set_result(etcdserverpb::Compare::GREATER); break;
+    case C::Op::kLess: out->set_result(etcdserverpb::Compare::LESS); break;
+    case C::Op::kNotEqual: out->set_result(etcdserverpb::Compare::NOT_EQUAL); break;
+  }
+  switch (c.target) {
+    case C::Target::kVersion:
+      out->set_target(etcdserverpb::Compare::VERSION);
+      out->set_version(c.value);
+      break;
+    case C::Target::kCreateRevision:
+      out->set_target(etcdserverpb::Compare::CREATE);
+      out->set_create_revision(c.value);
+      break;
+    case C::Target::kModRevision:
+      out->set_target(etcdserverpb::Compare::MOD);
+      out->set_mod_revision(c.value);
+      break;
+    case C::Target::kLease:
+      out->set_target(etcdserverpb::Compare::LEASE);
+      out->set_lease(c.value);
+      break;
+  }
+}
+
+void fill_op(const controllers::EtcdTxnOp& op, etcdserverpb::RequestOp* out) {
+  using K = controllers::EtcdTxnOp::Kind;
+  switch (op.kind) {
+    case K::kGet: out->mutable_request_range()->set_key(op.key); break;
+    case K::kPut: {
+      auto* put = out->mutable_request_put();
+      put->set_key(op.key);
+      put->set_value(op.value);
+      put->set_lease(op.lease);
+      break;
+    }
+    case K::kDelete: out->mutable_request_delete_range()->set_key(op.key); break;
+  }
+}
+
 EtcdMemberInfo member_of(const etcdserverpb::Member& m) {
   return {m.id(), m.name(), {m.peerurls().begin(), m.peerurls().end()}, {m.clienturls().begin(), m.clienturls().end()},
           m.islearner()};
@@ -161,7 +209,45 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
     etcdserverpb::RangeResponse resp;
     if (auto s = call(*kv_, &etcdserverpb::KV::Stub::Range, "Range", req, &resp); !s.ok()) return s.error();
     std::vector<controllers::EtcdKeyValue> out;
-    for (const auto& kv : resp.kvs()) out.push_back({kv.key(), kv.value(), kv.mod_revision(), kv.lease()});
+    for (const auto& kv : resp.kvs()) out.push_back(kv_of(kv));
+    return out;
+  }
+
+  Result<controllers::EtcdRange> range_with(const std::string& key, const controllers::EtcdRangeOptions& o) override {
+    using Sort = controllers::EtcdRangeOptions::Sort;
+    etcdserverpb::RangeRequest req;
+    req.set_key(key);
+    req.set_range_end(o.range_end);
+    req.set_limit(o.limit);
+    req.set_max_create_revision(o.max_create_revision);
+    if (o.sort != Sort::kNone) {
+      req.set_sort_target(etcdserverpb::RangeRequest::CREATE);
+      req.set_sort_order(o.sort == Sort::kCreateAscending ? etcdserverpb::RangeRequest::ASCEND : etcdserverpb::RangeRequest::DESCEND);
+    }
+    etcdserverpb::RangeResponse resp;
+    if (auto s = call(*kv_, &etcdserverpb::KV::Stub::Range, "Range", req, &resp); !s.ok()) return s.error();
+    controllers::EtcdRange out;
+    out.revision = resp.header().revision();
+    for (const auto& kv : resp.kvs()) out.kvs.push_back(kv_of(kv));
+    return out;
+  }
+
+  Result<controllers::EtcdTxnResult> txn(const std::vector<controllers::EtcdCompare>& compares,
+                                         const std::vector<controllers::EtcdTxnOp>& then,
+                                         const std::vector<controllers::EtcdTxnOp>& otherwise) override {
+    etcdserverpb::TxnRequest req;
+    for (const auto& c : compares) fill_compare(c, req.add_compare());
+    for (const auto& op : then) fill_op(op, req.add_success());
+    for (const auto& op : otherwise) fill_op(op, req.add_failure());
+    etcdserverpb::TxnResponse resp;
+    if (auto s = call(*kv_, &etcdserverpb::KV::Stub::Txn, "Txn", req, &resp); !s.ok()) return s.error();
+    controllers::EtcdTxnResult out;
+    out.succeeded = resp.succeeded();
+    out.revision = resp.header().revision();
+    for (const auto& r : resp.responses()) {
+      if (!r.has_response_range()) continue;
+      for (const auto& kv : r.response_range().kvs()) out.got.push_back(kv_of(kv));
+    }
     return out;
   }
 
@@ -183,7 +269,7 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
     return resp.id();
   }
 
-  Status keep_alive(int64_t lease) override {
+  Result<int64_t> keep_alive(int64_t lease) override {
     grpc::ClientContext ctx;
     bound(ctx);
     auto stream = lease_->LeaseKeepAlive(&ctx);
@@ -196,7 +282,7 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
     (void)stream->Finish();
     if (!answered) return Error(ErrorKind::kUnavailable, "etcd " + endpoint_ + " LeaseKeepAlive: no answer");
     if (resp.ttl() <= 0) return Error(ErrorKind::kNotFound, "etcd lease " + std::to_string(lease) + " has expired");
-    return {};
+    return resp.ttl();
   }
 
   Status revoke_lease(int64_t lease) override {
@@ -229,7 +315,7 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
       if (resp.events_size() == 0) continue;
       std::vector<controllers::EtcdWatchEvent> events;
       for (const auto& e : resp.events()) {
-        events.push_back({e.type() == mvccpb::Event::DELETE, {e.kv().key(), e.kv().value(), e.kv().mod_revision(), e.kv().lease()}});
+        events.push_back({e.type() == mvccpb::Event::DELETE, kv_of(e.kv())});
       }
       if (!on_events(events)) {
         stream->WritesDone();

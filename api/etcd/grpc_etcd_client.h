@@ -1,5 +1,5 @@
-// The etcd client machined uses: etcdserverpb's Cluster and Maintenance (and KV, for tests and
-// tools) over TLS with machined's client certificate, a deadline on every call. One client
+// The etcd client machined uses: etcdserverpb's Cluster, Maintenance, KV (Txn too), Lease and
+// Watch over TLS with machined's client certificate, a deadline on every call. One client
 // talks to one member.
 //
 //   auto client = make_grpc_etcd_client("127.5.0.10:2379", tls, 2s);

@@ -48,6 +48,55 @@ struct EtcdKeyValue {
   std::string value;
   int64_t mod_revision = 0;
   int64_t lease = 0;
+  int64_t create_revision = 0;
+};
+
+// A Range beyond one key: [key, range_end) (a prefix: prefix_end(prefix)), sorted by create
+// revision, at most `limit` keys (0: all), only keys created at or before
+// `max_create_revision` (0: any).
+struct EtcdRangeOptions {
+  enum class Sort { kNone, kCreateAscending, kCreateDescending };
+  std::string range_end;
+  Sort sort = Sort::kNone;
+  int64_t limit = 0;
+  int64_t max_create_revision = 0;
+};
+
+struct EtcdRange {
+  std::vector<EtcdKeyValue> kvs;
+  int64_t revision = 0;  // the store's revision the read saw
+};
+
+// One compare of a Txn on a key's revisions: `target` of `key` `op` `value`, e.g. "create
+// revision of k == 0" (k does not exist).
+struct EtcdCompare {
+  enum class Target { kVersion, kCreateRevision, kModRevision, kLease };
+  enum class Op { kEqual, kGreater, kLess, kNotEqual };
+  std::string key;
+  Target target = Target::kCreateRevision;
+  Op op = Op::kEqual;
+  int64_t value = 0;
+};
+
+// One operation of a Txn branch.
+struct EtcdTxnOp {
+  enum class Kind { kGet, kPut, kDelete };
+  Kind kind = Kind::kGet;
+  std::string key;
+  std::string value;  // kPut
+  int64_t lease = 0;  // kPut
+
+  static EtcdTxnOp get(std::string key) { return {Kind::kGet, std::move(key), "", 0}; }
+  static EtcdTxnOp put(std::string key, std::string value, int64_t lease = 0) {
+    return {Kind::kPut, std::move(key), std::move(value), lease};
+  }
+  static EtcdTxnOp remove(std::string key) { return {Kind::kDelete, std::move(key), "", 0}; }
+};
+
+struct EtcdTxnResult {
+  bool succeeded = false;          // the compares held: the `then` branch ran
+  int64_t revision = 0;            // the store's revision after the Txn
+  std::vector<EtcdKeyValue> got;   // what the kGet ops of the branch that ran read, in order
 };
 
 struct EtcdWatchEvent {
@@ -80,9 +129,14 @@ class EtcdClient {
   virtual Result<int64_t> put(const std::string& key, const std::string& value, int64_t lease = 0) = 0;
   virtual Result<std::vector<EtcdKeyValue>> range(const std::string& key, const std::string& range_end = "") = 0;
   virtual Result<int64_t> remove_range(const std::string& key, const std::string& range_end = "") = 0;
-  // Leases: grant (the lease id), one keep-alive round (kNotFound once it has expired), revoke.
+  virtual Result<EtcdRange> range_with(const std::string& key, const EtcdRangeOptions& options) = 0;
+  // If every compare holds, `then`, else `otherwise`, atomically.
+  virtual Result<EtcdTxnResult> txn(const std::vector<EtcdCompare>& compares, const std::vector<EtcdTxnOp>& then,
+                                    const std::vector<EtcdTxnOp>& otherwise) = 0;
+  // Leases: grant (the lease id), one keep-alive round on a LeaseKeepAlive stream (the TTL the
+  // lease has again, in seconds; kNotFound once it has expired), revoke.
   virtual Result<int64_t> grant_lease(std::chrono::seconds ttl) = 0;
-  virtual Status keep_alive(int64_t lease) = 0;
+  virtual Result<int64_t> keep_alive(int64_t lease) = 0;
   virtual Status revoke_lease(int64_t lease) = 0;
   // Watches [key, range_end) from `start_revision` (0: from now), handing each batch of events
   // to `on_events` until it returns false or `for_at_most` has passed (then kDeadlineExceeded).
@@ -97,5 +151,10 @@ using EtcdClientFactory =
 
 // "%016x", as Talos prints member ids.
 std::string member_id_hex(uint64_t id);
+
+// The range end that makes [prefix, end) every key starting with `prefix` (etcd's
+// GetPrefixRangeEnd): the prefix with its last byte below 0xff incremented and what follows it
+// dropped; "\0" (every key) when there is no such byte.
+std::string prefix_end(std::string_view prefix);
 
 }  // namespace cosi::controllers

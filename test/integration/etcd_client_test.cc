@@ -58,7 +58,9 @@ TEST_CASE("the etcd client: KV, leases, watch, cluster and maintenance calls aga
   auto lease = c.grant_lease(5s);
   REQUIRE(lease.ok());
   REQUIRE(c.put("/cosi/leased", "held", *lease).ok());
-  CHECK(c.keep_alive(*lease).ok());
+  auto ttl = c.keep_alive(*lease);
+  REQUIRE(ttl.ok());
+  CHECK(*ttl == 5);
   CHECK(c.range("/cosi/leased")->at(0).lease == *lease);
   REQUIRE(c.revoke_lease(*lease).ok());
   CHECK(c.range("/cosi/leased")->empty());
@@ -109,6 +111,64 @@ TEST_CASE("the etcd client: KV, leases, watch, cluster and maintenance calls aga
   CHECK_FALSE(slow->put("/cosi/x", "y").ok());
   CHECK(std::chrono::steady_clock::now() - before < 2s);
   kill(e.process->pid(), SIGCONT);
+}
+
+TEST_CASE("the etcd client: a Txn on create revisions, prefix ranges sorted by creation (an election's calls)", "[etcd]") {
+  Etcd e;
+  auto& c = *e.client;
+  using controllers::EtcdCompare;
+  using controllers::EtcdTxnOp;
+  const EtcdCompare absent{"/vote/a", EtcdCompare::Target::kCreateRevision, EtcdCompare::Op::kEqual, 0};
+
+  // Create unless it exists: the first Txn puts, the second reads back what is there.
+  auto created = c.txn({absent}, {EtcdTxnOp::put("/vote/a", "ada")}, {EtcdTxnOp::get("/vote/a")});
+  REQUIRE(created.ok());
+  CHECK(created->succeeded);
+  CHECK(created->got.empty());
+  auto again = c.txn({absent}, {EtcdTxnOp::put("/vote/a", "other")}, {EtcdTxnOp::get("/vote/a")});
+  REQUIRE(again.ok());
+  CHECK_FALSE(again->succeeded);
+  REQUIRE(again->got.size() == 1);
+  CHECK(again->got[0].value == "ada");
+  CHECK(again->got[0].create_revision == created->revision);
+  CHECK(again->revision == created->revision);  // a Txn that only read wrote nothing
+
+  REQUIRE(c.put("/vote/c", "cy").ok());
+  REQUIRE(c.put("/vote/b", "bo").ok());
+  REQUIRE(c.put("/vote/a", "ada2").ok());  // a rewrite keeps its create revision
+  REQUIRE(c.put("/votes", "not in the prefix").ok());
+  using Sort = controllers::EtcdRangeOptions::Sort;
+  auto first = c.range_with("/vote/", {.range_end = controllers::prefix_end("/vote/"), .sort = Sort::kCreateAscending, .limit = 1});
+  REQUIRE(first.ok());
+  REQUIRE(first->kvs.size() == 1);
+  CHECK(first->kvs[0].key == "/vote/a");
+  CHECK(first->kvs[0].value == "ada2");
+  CHECK(first->revision > created->revision);
+  auto b = c.range("/vote/b");
+  REQUIRE(b.ok());
+  // Keys created before b, newest first: only a (c came earlier than b, but after a).
+  auto before_b = c.range_with("/vote/", {.range_end = controllers::prefix_end("/vote/"),
+                                           .sort = Sort::kCreateDescending,
+                                           .max_create_revision = b->at(0).create_revision - 1});
+  REQUIRE(before_b.ok());
+  REQUIRE(before_b->kvs.size() == 2);
+  CHECK(before_b->kvs[0].key == "/vote/c");
+  CHECK(before_b->kvs[1].key == "/vote/a");
+
+  // Delete only while it is ours: a compare on the create revision guards it.
+  const EtcdCompare ours{"/vote/b", EtcdCompare::Target::kCreateRevision, EtcdCompare::Op::kEqual, b->at(0).create_revision};
+  const EtcdCompare stale{"/vote/b", EtcdCompare::Target::kCreateRevision, EtcdCompare::Op::kEqual, b->at(0).create_revision + 100};
+  auto refused = c.txn({stale}, {EtcdTxnOp::remove("/vote/b")}, {});
+  REQUIRE(refused.ok());
+  CHECK_FALSE(refused->succeeded);
+  CHECK(c.range("/vote/b")->size() == 1);
+  auto removed = c.txn({ours}, {EtcdTxnOp::remove("/vote/b")}, {});
+  REQUIRE(removed.ok());
+  CHECK(removed->succeeded);
+  CHECK(c.range("/vote/b")->empty());
+
+  CHECK(controllers::prefix_end("a\xff") == "b");
+  CHECK(controllers::prefix_end("\xff\xff") == std::string(1, '\0'));
 }
 
 }  // namespace

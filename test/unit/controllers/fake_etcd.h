@@ -171,7 +171,14 @@ class FakeEtcd {
     }
     Result<int64_t> remove_range(const std::string&, const std::string&) override { return unimplemented(); }
     Result<int64_t> grant_lease(std::chrono::seconds) override { return unimplemented(); }
-    Status keep_alive(int64_t) override { return unimplemented(); }
+    Result<int64_t> keep_alive(int64_t) override { return unimplemented(); }
+    Result<controllers::EtcdRange> range_with(const std::string&, const controllers::EtcdRangeOptions&) override {
+      return unimplemented();
+    }
+    Result<controllers::EtcdTxnResult> txn(const std::vector<controllers::EtcdCompare>&, const std::vector<controllers::EtcdTxnOp>&,
+                                           const std::vector<controllers::EtcdTxnOp>&) override {
+      return unimplemented();
+    }
     Status revoke_lease(int64_t) override { return unimplemented(); }
     Status watch(const std::string&, const std::string&, int64_t, const std::function<bool(const std::vector<controllers::EtcdWatchEvent>&)>&,
                  std::chrono::milliseconds) override {
