@@ -43,6 +43,10 @@ std::vector<ResourceDefinitionInput> inputs() {
       def(kEtcdClusterType, kEtcdNamespace,
           {{"Members", "{.members}"}, {"Healthy", "{.healthyMembers}"}, {"Quorum", "{.quorumNeeded}"},
            {"Has Quorum", "{.hasQuorum}"}, {"Leader", "{.leader}"}}),
+      def(kLinkStatusType, kNetworkNamespace,
+          {{"Alias", "{.alias}"}, {"Type", "{.type}"}, {"Kind", "{.kind}"}, {"Hw Addr", "{.hardwareAddr}"},
+           {"Oper State", "{.operationalState}"}, {"Link State", "{.linkState}"}},
+          Sensitivity::kNonSensitive, {"link", "links"}),
       def(kOperatorSpecType, kNetworkNamespace, {}, sensitive),
       def(kAddressSpecType, kNetworkNamespace),
       def(kAddressStatusType, kNetworkNamespace, {{"Address", "{.address}"}, {"Link", "{.linkName}"}},
@@ -106,6 +110,7 @@ void register_types(ResourceTypes& types) {
   types.add<EtcdConfigSpec>(kEtcdConfigType);
   types.add<EtcdStatusSpec>(kEtcdStatusType);
   types.add<EtcdClusterSpec>(kEtcdClusterType);
+  types.add<LinkStatusSpec>(kLinkStatusType);
   types.add<OperatorSpecSpec>(kOperatorSpecType);
   types.add<AddressSpecSpec>(kAddressSpecType);
   types.add<AddressStatusSpec>(kAddressStatusType);

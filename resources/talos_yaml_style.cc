@@ -7,17 +7,11 @@
 #include <ctime>
 
 #include "common.pb.h"
+#include "resources/common/ip.h"
 #include <google/protobuf/timestamp.pb.h>
 
 namespace cosi::resources {
 namespace {
-
-std::string ip_text(const std::string& bytes) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (bytes.size() == 4) return inet_ntop(AF_INET, bytes.data(), buf, sizeof buf) ? buf : "";
-  if (bytes.size() == 16) return inet_ntop(AF_INET6, bytes.data(), buf, sizeof buf) ? buf : "";
-  return "";
-}
 
 // nethelpers.AddressFlags: set bits lowest first, comma-joined.
 std::string address_flags(std::uint64_t flags) {
@@ -26,6 +20,20 @@ std::string address_flags(std::uint64_t flags) {
                                        "noprefixroute", "mcautojoin", "stableprivacy"};
   std::string out;
   for (int bit = 0; bit < 12; ++bit) {
+    if ((flags & (1ULL << bit)) == 0) continue;
+    if (!out.empty()) out += ",";
+    out += kNames[bit];
+  }
+  return out;
+}
+
+// nethelpers.LinkFlags: the IFF_* names of the set bits, lowest first, comma-joined.
+std::string link_flags(std::uint64_t flags) {
+  static const char* const kNames[] = {"UP",      "BROADCAST", "DEBUG",     "LOOPBACK", "POINTTOPOINT", "NOTRAILERS", "RUNNING",
+                                       "NOARP",   "PROMISC",   "ALLMULTI",  "MASTER",   "SLAVE",        "MULTICAST",  "PORTSEL",
+                                       "AUTOMEDIA", "DYNAMIC", "LOWER_UP",  "DORMANT",  "ECHO"};
+  std::string out;
+  for (int bit = 0; bit < 19; ++bit) {
     if ((flags & (1ULL << bit)) == 0) continue;
     if (!out.empty()) out += ",";
     out += kNames[bit];
@@ -78,6 +86,9 @@ YamlStyle make() {
   s.enum_text[enums + "FAMILY_INET4"] = "inet4";
   s.enum_text[enums + "FAMILY_INET6"] = "inet6";
   s.enum_text[enums + "CONFIG_MACHINE_CONFIGURATION"] = "configuration";
+  s.enum_text[enums + "LINK_LOOPBCK"] = "loopback";
+  s.enum_text[enums + "OPER_STATE_NOT_PRESENT"] = "notPresent";
+  s.enum_text[enums + "OPER_STATE_LOWER_LAYER_DOWN"] = "lowerLayerDown";
 
   s.scalars["common.NetIP"] = [](const google::protobuf::Message& m) {
     return ip_text(static_cast<const common::NetIP&>(m).ip());
@@ -106,6 +117,11 @@ YamlStyle make() {
   };
   s.uint_text[network + "AddressSpecSpec.flags"] = address_flags;
   s.uint_text[network + "AddressStatusSpec.flags"] = address_flags;
+  s.uint_text[network + "LinkStatusSpec.flags"] = link_flags;
+  for (const char* f : {"LinkStatusSpec.hardware_addr", "LinkStatusSpec.broadcast_addr", "LinkStatusSpec.permanent_addr"}) {
+    s.bytes_text[network + f] = [](const std::string& bytes) { return hardware_addr_text(bytes); };
+  }
+  for (const char* f : {"LinkStatusSpec.master_index", "LinkStatusSpec.alias"}) s.omit_empty.insert(network + f);
   return s;
 }
 

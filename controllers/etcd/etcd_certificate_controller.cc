@@ -6,6 +6,7 @@
 #include <set>
 
 #include "controllers/config/applied_config.h"
+#include "resources/common/ip.h"
 #include "resources/network/network_resources.h"
 #include "resources/secrets/certs.h"
 #include "resources/secrets/secrets_resources.h"
@@ -20,13 +21,6 @@ const Pointer kAddresses{kNetworkNamespace, kNodeAddressType, std::string(kNodeA
 const Pointer kHostname{kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)};
 const Pointer kOutput{kSecretsNamespace, kEtcdCertsType, std::string(kEtcdCertsId)};
 constexpr std::chrono::seconds kValidity = std::chrono::duration_cast<std::chrono::seconds>(pki::kYear);
-
-std::string ip_text(const std::string& bytes) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (bytes.size() == 4) inet_ntop(AF_INET, bytes.data(), buf, sizeof buf);
-  if (bytes.size() == 16) inet_ntop(AF_INET6, bytes.data(), buf, sizeof buf);
-  return buf;
-}
 
 // Signed by `ca`, for exactly these names, not expiring within a month.
 bool still_good(const std::string& crt, const pki::Certificate& ca, const std::vector<std::string>& ips,

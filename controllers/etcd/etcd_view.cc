@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include "resources/common/ip.h"
 #include "resources/k8s/k8s_resources.h"
 
 namespace cosi::controllers {
@@ -9,12 +10,6 @@ namespace cosi::controllers {
 using namespace cosi::resources;
 
 namespace {
-std::string ip_text(const std::string& bytes) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (bytes.size() == 4) inet_ntop(AF_INET, bytes.data(), buf, sizeof buf);
-  if (bytes.size() == 16) inet_ntop(AF_INET6, bytes.data(), buf, sizeof buf);
-  return buf;
-}
 std::string host_port(const std::string& ip, int port) {
   return (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
 }

@@ -7,6 +7,7 @@
 
 #include "resources/config/config_resources.h"
 #include "resources/config/machine_config.h"
+#include "resources/common/ip.h"
 #include "resources/network/network_resources.h"
 #include "resources/secrets/certs.h"
 #include "resources/secrets/secrets_resources.h"
@@ -24,13 +25,6 @@ const Pointer kConfig{kConfigNamespace, kMachineConfigType, std::string(kMachine
 const Pointer kAddresses{kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)};
 const Pointer kHostname{kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)};
 const Pointer kOutput{kSecretsNamespace, kApiCertificatesType, std::string(kApiCertificatesId)};
-
-std::string ip_text(const std::string& bytes) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (bytes.size() == 4) inet_ntop(AF_INET, bytes.data(), buf, sizeof buf);
-  if (bytes.size() == 16) inet_ntop(AF_INET6, bytes.data(), buf, sizeof buf);
-  return buf;
-}
 
 bool is_ip(const std::string& s) {
   unsigned char b[16];

@@ -1,5 +1,5 @@
-// The network namespace's resources: Talos's OperatorSpecs, AddressSpecs, AddressStatuses,
-// HostnameStatuses and NodeAddresses, and ours, VIPStatuses.
+// The network namespace's resources: Talos's LinkStatuses, OperatorSpecs, AddressSpecs,
+// AddressStatuses, HostnameStatuses and NodeAddresses, and ours, VIPStatuses.
 #pragma once
 
 #include <string_view>
@@ -12,6 +12,7 @@ namespace cosi::resources {
 
 inline constexpr std::string_view kNetworkNamespace = "network";
 
+inline constexpr std::string_view kLinkStatusType = "LinkStatuses.net.talos.dev";
 inline constexpr std::string_view kOperatorSpecType = "OperatorSpecs.net.talos.dev";
 inline constexpr std::string_view kAddressSpecType = "AddressSpecs.net.talos.dev";
 inline constexpr std::string_view kAddressStatusType = "AddressStatuses.net.talos.dev";
@@ -22,6 +23,7 @@ inline constexpr std::string_view kNodeAddressType = "NodeAddresses.net.talos.de
 inline constexpr std::string_view kHostnameStatusId = "hostname";
 inline constexpr std::string_view kNodeAddressId = "current";
 
+using LinkStatusSpec = ::talos::resource::definitions::network::LinkStatusSpec;
 using OperatorSpecSpec = ::talos::resource::definitions::network::OperatorSpecSpec;
 using AddressSpecSpec = ::talos::resource::definitions::network::AddressSpecSpec;
 using AddressStatusSpec = ::talos::resource::definitions::network::AddressStatusSpec;
@@ -31,6 +33,7 @@ using NodeAddressSpec = ::talos::resource::definitions::network::NodeAddressSpec
 
 }  // namespace cosi::resources
 
+COSI_TALOS_YAML(::talos::resource::definitions::network::LinkStatusSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::network::OperatorSpecSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::network::AddressSpecSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::network::AddressStatusSpec);

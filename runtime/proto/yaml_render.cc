@@ -106,7 +106,8 @@ struct YamlStyle::Plans {
     const FieldDescriptor* descriptor;
     std::string key;
     bool omit_empty;
-    const std::function<std::string(std::uint64_t)>* uint_text;  // null: a number
+    const std::function<std::string(std::uint64_t)>* uint_text;        // null: a number
+    const std::function<std::string(const std::string&)>* bytes_text;  // null: base64
   };
   struct Message {
     std::vector<Field> fields;
@@ -148,9 +149,11 @@ class Renderer {
         const FieldDescriptor* f = d->field(i);
         auto key = style_.keys.find(f->full_name());
         auto uint_text = style_.uint_text.find(f->full_name());
+        auto bytes_text = style_.bytes_text.find(f->full_name());
         slot->fields.push_back({f, key != style_.keys.end() ? key->second : f->json_name(),
                                 style_.omit_empty.contains(f->full_name()),
-                                uint_text != style_.uint_text.end() ? &uint_text->second : nullptr});
+                                uint_text != style_.uint_text.end() ? &uint_text->second : nullptr,
+                                bytes_text != style_.bytes_text.end() ? &bytes_text->second : nullptr});
       }
     }
     return *slot;
@@ -224,7 +227,10 @@ class Renderer {
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_STRING: {
         std::string s = rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f);
-        if (f->type() == FieldDescriptor::TYPE_BYTES) return s.empty() ? "\"\"" : base64(s);
+        if (f->type() == FieldDescriptor::TYPE_BYTES) {
+          if (field != nullptr && field->bytes_text != nullptr) return yaml_scalar((*field->bytes_text)(s));
+          return s.empty() ? "\"\"" : base64(s);
+        }
         return yaml_scalar(s);
       }
       case FieldDescriptor::CPPTYPE_BOOL:

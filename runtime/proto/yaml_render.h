@@ -38,6 +38,8 @@ struct YamlStyle {
   std::unordered_map<std::string, std::function<std::string(const google::protobuf::Message&)>> scalars;
   // Full field name of an unsigned field → its text (bit flags printed by name).
   std::unordered_map<std::string, std::function<std::string(std::uint64_t)>> uint_text;
+  // Full field name of a bytes field → its text (a hardware address as aa:bb:…), instead of base64.
+  std::unordered_map<std::string, std::function<std::string(const std::string&)>> bytes_text;
 
   static const YamlStyle& plain();
 
