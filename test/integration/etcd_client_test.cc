@@ -9,8 +9,7 @@
 #include <thread>
 
 #include "api/etcd/grpc_etcd_client.h"
-#include "test/support/eventually.h"
-#include "test/support/process.h"
+#include "test/support/solo_etcd.h"
 
 namespace cosi::testing {
 namespace {
@@ -18,28 +17,9 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-struct Etcd {
-  Etcd() : dir(fs::temp_directory_path() / ("cosi-etcd-client-" + std::to_string(getpid()))) {
-    fs::remove_all(dir);
-    process = std::make_unique<Process>(std::vector<std::string>{
-        "etcd", "--name=solo", "--data-dir=" + dir.string(), "--listen-client-urls=http://127.29.0.1:2379",
-        "--advertise-client-urls=http://127.29.0.1:2379", "--listen-peer-urls=http://127.29.0.1:2380",
-        "--initial-advertise-peer-urls=http://127.29.0.1:2380", "--initial-cluster=solo=http://127.29.0.1:2380",
-        "--heartbeat-interval=50", "--election-timeout=300"});
-    client = etcd::make_grpc_etcd_client("127.29.0.1:2379", {}, 2s);
-    REQUIRE(eventually([&] { auto s = client->status(); return s.ok() && s->leader != 0; }, in_seconds(20), 50ms));
-  }
-  ~Etcd() {
-    process->stop();
-    fs::remove_all(dir);
-  }
-  fs::path dir;
-  std::unique_ptr<Process> process;
-  std::unique_ptr<controllers::EtcdClient> client;
-};
 
 TEST_CASE("the etcd client: KV, leases, watch, cluster and maintenance calls against a real etcd", "[etcd]") {
-  Etcd e;
+  SoloEtcd e("127.29.0.1");
   auto& c = *e.client;
 
   auto rev = c.put("/cosi/a", "1");
@@ -114,7 +94,7 @@ TEST_CASE("the etcd client: KV, leases, watch, cluster and maintenance calls aga
 }
 
 TEST_CASE("the etcd client: a Txn on create revisions, prefix ranges sorted by creation (an election's calls)", "[etcd]") {
-  Etcd e;
+  SoloEtcd e("127.29.0.1");
   auto& c = *e.client;
   using controllers::EtcdCompare;
   using controllers::EtcdTxnOp;
