@@ -1,0 +1,95 @@
+// Network namespaces for integration tests (root only): named namespaces made with iproute2
+// and deleted, with every process still in them killed, when the test ends; veth pairs and a
+// bridge between them; and code run inside one (a thread that enters the namespace, so the
+// sockets it opens belong there for good). Tests use TEST-NET addresses only, each its own /27.
+//
+//   skip_unless_root();                              // at the top of a test binary: exit 77 (SKIP)
+//   NetNs a("cosi-nl-a");
+//   ip({"-n", a.name, "addr", "add", "203.0.113.10/27", "dev", "eth0"});
+//   auto fd = in_netns(a.name, [] { return socket(AF_PACKET, SOCK_DGRAM, 0); });
+#pragma once
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test/support/process.h"
+
+namespace cosi::testing {
+
+// Runs `ip` with `args`; the test fails if it does.
+inline void ip(std::vector<std::string> args) {
+  args.insert(args.begin(), "ip");
+  auto r = run(args, in_seconds(10));
+  INFO("ip command failed: " << r.err);
+  REQUIRE(r.status == 0);
+}
+
+// Runs `fn` on a thread inside the namespace `name` and returns what it returns.
+template <class F>
+auto in_netns(const std::string& name, F fn) -> decltype(fn()) {
+  decltype(fn()) result{};
+  bool entered = false;
+  std::thread t([&] {
+    const int fd = open(("/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    entered = setns(fd, CLONE_NEWNET) == 0;
+    close(fd);
+    if (entered) result = fn();
+  });
+  t.join();
+  REQUIRE(entered);
+  return result;
+}
+
+// The PIDs of processes whose network namespace is the named one.
+inline std::vector<pid_t> pids_in_netns(const std::string& name) {
+  std::vector<pid_t> out;
+  struct stat ns{};
+  if (stat(("/run/netns/" + name).c_str(), &ns) != 0) return out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    struct stat their{};
+    if (stat((entry.path() / "ns/net").c_str(), &their) == 0 && their.st_ino == ns.st_ino && their.st_dev == ns.st_dev) {
+      out.push_back(std::stoi(pid));
+    }
+  }
+  return out;
+}
+
+struct NetNs {
+  explicit NetNs(std::string name) : name(std::move(name)) {
+    (void)run({"ip", "netns", "del", this->name}, in_seconds(10));  // one a crashed run left
+    ip({"netns", "add", this->name});
+    ip({"-n", this->name, "link", "set", "lo", "up"});
+  }
+  ~NetNs() {
+    for (pid_t pid : pids_in_netns(name)) kill(pid, SIGKILL);
+    (void)run({"ip", "netns", "del", name}, in_seconds(10));
+  }
+  NetNs(const NetNs&) = delete;
+  NetNs& operator=(const NetNs&) = delete;
+  std::string name;
+};
+
+// Skips the whole test binary (meson's exit status 77) unless it runs as root.
+inline void skip_unless_root() {
+  if (geteuid() != 0) {
+    std::fprintf(stderr, "SKIP: needs root (network namespaces, veth, AF_PACKET)\n");
+    std::_Exit(77);
+  }
+}
+
+}  // namespace cosi::testing
