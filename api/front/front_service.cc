@@ -86,7 +86,8 @@ grpc::ServerGenericBidiReactor* FrontService::CreateReactor(grpc::GenericCallbac
 
   const auto deadline = ctx->deadline();
   auto is_self = [&](const std::string& node) {
-    return std::find(config_.self.begin(), config_.self.end(), node) != config_.self.end();
+    return std::find(config_.self.begin(), config_.self.end(), node) != config_.self.end() ||
+           (config_.also_self && config_.also_self(node));
   };
   auto local_call = [&]() {
     BackendCall call{config_.local, passed_on(md), deadline};

@@ -26,12 +26,15 @@ struct FrontConfig {
   auth::Authenticator authenticator;
   // The node's own services.
   std::shared_ptr<grpc::Channel> local;
-  // Names and addresses that mean this node in `node`/`nodes` metadata.
+  // Names and addresses that mean this node in `node`/`nodes` metadata: these, and any for
+  // which `also_self` (below, when set) says yes.
   std::vector<std::string> self;
   // A channel to another node's front; null when this node does not forward, with the reason
   // the caller is told.
   std::function<Result<std::shared_ptr<grpc::Channel>>(const std::string& node)> dial;
   std::string no_forwarding_reason = "this node does not forward calls to other nodes";
+  // The addresses the node has now, on a host it owns (they come and go with its links).
+  std::function<bool(const std::string& node)> also_self;
 };
 
 class FrontService final : public grpc::CallbackGenericService {

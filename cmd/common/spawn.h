@@ -1,9 +1,11 @@
 // Starting a program with its stdin from /dev/null and its stdout and stderr appended to a log
 // file, holding none of the caller's other descriptors and none of its blocked signals —
-// how machined runs etcd and how cosictl runs a local cluster's daemons. A program without a
+// how machined runs etcd and how cosictl runs a local cluster's daemons, optionally inside a
+// named network namespace (/run/netns/NAME, as `ip netns add` makes them). A program without a
 // slash is looked up in PATH.
 //
 //   auto pid = spawn_logged({"etcd", "--name=cp-1"}, "/var/lib/machined/etcd/etcd.log", Session::kSame);
+//   auto node = spawn_logged({"machined", "--host-network"}, "cp-1.log", Session::kOwn, "cosi-demo-controlplane-1");
 #pragma once
 
 #include <sys/types.h>
@@ -20,6 +22,7 @@ enum class Session {
   kOwn,   // a daemon that outlives the caller (setsid)
 };
 
-Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::string& log_path, Session session);
+Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::string& log_path, Session session,
+                           const std::string& netns = "");
 
 }  // namespace cosi::cmd

@@ -1,6 +1,7 @@
-// cosictl cluster create | destroy: a local cluster on loopback — secrets and configs, discoveryd
-// and one machined per node, each config applied through its node's maintenance API, a
-// talosconfig, and progress until every node lists every member.
+// cosictl cluster create | destroy: a local cluster — secrets and configs, discoveryd and one
+// machined per node (on loopback, or with --netns each in a network namespace of its own on one
+// bridge, the control planes sharing a VIP), each config applied through its node's maintenance
+// API, a talosconfig, and progress until every node lists every member.
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -30,8 +31,12 @@ std::string cluster_dir(const ClusterOptions& o) {
   return (std::filesystem::path(root) / o.name).string();
 }
 
-std::string hostname_patch(const std::string& hostname) {
-  return "machine:\n  network:\n    hostname: " + hostname + "\n";
+// The node's own part of its config: its hostname and, on a control plane of a cluster with a
+// VIP, the VIP on eth0 (and in the API certificate's names).
+std::string node_patch(const LocalNode& node, const std::string& vip) {
+  if (!node.control_plane || vip.empty()) return "machine:\n  network:\n    hostname: " + node.name + "\n";
+  return "machine:\n  certSANs:\n    - " + vip + "\n  network:\n    hostname: " + node.name +
+         "\n    interfaces:\n      - interface: eth0\n        vip:\n          ip: " + vip + "\n";
 }
 
 // ApplyConfiguration through the node's maintenance API, retried until it listens.
@@ -56,12 +61,16 @@ Status apply_in_maintenance(const LocalNode& node, const std::string& document, 
   return Error(last.kind(), node.name + " (" + node.ip + "): applying its config: " + last.message());
 }
 
-// The nodes first (each deletes its affiliate while discoveryd still runs), then discoveryd.
+// The nodes first (each deletes its affiliate while discoveryd still runs), then discoveryd,
+// then the namespaces and the bridge (whatever still runs there goes with them).
 void stop_all(const LocalCluster& c) {
   std::vector<RunningProgram> nodes;
   for (const auto& n : c.nodes) nodes.push_back({n.pid, "machined"});
   stop_processes(nodes, 10s);
   stop_processes({{c.discovery_pid, "discoveryd"}}, 10s);
+  if (c.netns && c.owns_network) {
+    if (auto s = destroy_network(c.network()); !s.ok()) std::fprintf(stderr, "cosictl: %s\n", s.error().message().c_str());
+  }
 }
 
 // Our context in the default talosconfig, replacing one of the same name (a cluster
@@ -88,8 +97,14 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
   auto discoveryd = find_program("discoveryd");
   if (!discoveryd.ok()) return discoveryd.error();
 
+  if (c.netns) {
+    std::vector<std::string> ips;
+    for (const auto& n : c.nodes) ips.push_back(n.ip);
+    if (auto s = create_network(c.network(), c.discovery_ip, c.bits, ips); !s.ok()) return s;
+    c.owns_network = true;
+  }
   GenConfigOptions gen{.cluster_name = o.name,
-                       .endpoint = "https://" + c.nodes.front().ip + ":6443",
+                       .endpoint = "https://" + (c.vip.empty() ? c.nodes.front().ip : c.vip) + ":6443",
                        .patches = o.patches,
                        .patches_control_plane = o.patches_control_plane,
                        .patches_worker = o.patches_worker,
@@ -105,9 +120,11 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
   for (auto& n : c.nodes) {
     const std::string state = dir + "/" + n.name;
     std::filesystem::create_directories(state);
-    auto pid = start_detached({*machined, "--listen", n.ip + ":50000", "--state-dir", state, "--hostname", n.name,
-                               "--discovery-ttl", o.discovery_ttl, "--leave"},
-                              dir + "/" + n.name + ".log");
+    // In a namespace the node owns its links: addresses from them, the VIP on them.
+    std::vector<std::string> argv{*machined, "--listen", c.netns ? "0.0.0.0:50000" : n.ip + ":50000", "--state-dir", state,
+                                  "--hostname", n.name, "--discovery-ttl", o.discovery_ttl, "--leave"};
+    if (c.netns) argv.push_back("--host-network");
+    auto pid = start_detached(argv, dir + "/" + n.name + ".log", n.netns);
     if (!pid.ok()) return pid.error();
     n.pid = *pid;
   }
@@ -116,6 +133,8 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
   std::printf("%-32s %-14s %s\n", "NAME", "TYPE", "IP");
   for (const auto& n : c.nodes) std::printf("%-32s %-14s %s\n", n.name.c_str(), n.control_plane ? "controlplane" : "worker", n.ip.c_str());
   std::printf("%-32s %-14s %s\n", "discoveryd", "service", (c.discovery_ip + ":3000").c_str());
+  if (c.netns) std::printf("%-32s %-14s %s\n", c.bridge.c_str(), "bridge", (c.discovery_ip + "/" + std::to_string(c.bits)).c_str());
+  if (!c.vip.empty()) std::printf("%-32s %-14s %s\n", "shared VIP", "controlplanes", c.vip.c_str());
   std::fflush(stdout);
 
   std::map<bool, std::string> base;
@@ -125,7 +144,7 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
     base[cp] = std::move(*text);
   }
   for (const auto& n : c.nodes) {
-    auto document = config::apply_patch(base[n.control_plane], hostname_patch(n.name));
+    auto document = config::apply_patch(base[n.control_plane], node_patch(n, c.vip));
     if (!document.ok()) return document.error();
     if (auto s = cmd::write_file_atomically(dir + "/" + n.name + ".yaml", *document, 0600); !s.ok()) return s;
     if (auto s = apply_in_maintenance(n, *document, deadline); !s.ok()) return s;
@@ -176,8 +195,12 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
 }  // namespace
 
 Status run_cluster_create(const ClusterOptions& o) {
-  auto plan = plan_cluster(o.name, o.cidr, o.control_planes, o.workers);
+  const std::string cidr = !o.cidr.empty() ? o.cidr : o.netns ? "198.51.100.0/24" : "127.5.0.0/24";
+  auto plan = plan_cluster(o.name, cidr, o.control_planes, o.workers, {.netns = o.netns, .vip = o.vip});
   if (!plan.ok()) return plan.error();
+  if (o.netns) {
+    if (auto s = require_root("cluster create --netns"); !s.ok()) return s;
+  }
   const std::string dir = cluster_dir(o);
   std::error_code ec;
   if (std::filesystem::exists(dir + "/cluster.yaml", ec)) {
@@ -217,7 +240,8 @@ Status run_cluster_destroy(const ClusterOptions& o) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (ec) return Error(ErrorKind::kInternal, "removing " + dir + ": " + ec.message());
-  std::printf("destroyed cluster %s (%zu nodes and discoveryd stopped, %s removed)\n", o.name.c_str(), c->nodes.size(), dir.c_str());
+  std::printf("destroyed cluster %s (%zu nodes and discoveryd stopped%s, %s removed)\n", o.name.c_str(), c->nodes.size(),
+              c->netns ? (", namespaces and bridge " + c->bridge + " deleted").c_str() : "", dir.c_str());
   return {};
 }
 

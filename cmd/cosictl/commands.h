@@ -47,7 +47,9 @@ struct ClusterOptions {
   std::string name = "cosi";
   int control_planes = 3;
   int workers = 2;
-  std::string cidr = "127.5.0.0/24";
+  std::string cidr;  // empty: 127.5.0.0/24, or 198.51.100.0/24 with netns
+  bool netns = false;
+  std::string vip;
   std::string state_dir;  // empty: ~/.cosi/clusters
   std::string discovery_ttl = "30m";
   std::chrono::seconds wait{180};

@@ -44,7 +44,15 @@ bool alive(pid_t pid) {
 
 }  // namespace
 
-Result<LocalCluster> plan_cluster(const std::string& name, const std::string& cidr, int control_planes, int workers) {
+LocalNetwork LocalCluster::network() const {
+  LocalNetwork net;
+  net.bridge = bridge;
+  for (const auto& n : nodes) net.namespaces.push_back(n.netns);
+  return net;
+}
+
+Result<LocalCluster> plan_cluster(const std::string& name, const std::string& cidr, int control_planes, int workers,
+                                  const ClusterLayout& layout) {
   if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
     return Error(ErrorKind::kInvalidArgument, "--name \"" + name + "\": use lowercase letters, digits and '-'");
   }
@@ -59,10 +67,19 @@ Result<LocalCluster> plan_cluster(const std::string& name, const std::string& ci
     } catch (...) {
     }
   }
-  if (bits < 8 || bits > 30) return Error(ErrorKind::kInvalidArgument, "--cidr \"" + cidr + "\" is not an IPv4 block like 127.5.0.0/24");
+  if (bits < 8 || bits > 30) {
+    return Error(ErrorKind::kInvalidArgument, "--cidr \"" + cidr + "\" is not an IPv4 block like " +
+                                                  (layout.netns ? "198.51.100.0/24" : "127.5.0.0/24"));
+  }
   const uint32_t first = ntohl(base.s_addr) & (bits == 0 ? 0 : ~0u << (32 - bits));
-  if ((first >> 24) != 127) {
-    return Error(ErrorKind::kInvalidArgument, "--cidr \"" + cidr + "\" is not loopback: local clusters live in 127.0.0.0/8");
+  if (!layout.netns && (first >> 24) != 127) {
+    return Error(ErrorKind::kInvalidArgument, "--cidr \"" + cidr +
+                                                  "\" is not loopback: nodes sharing the host live in 127.0.0.0/8 (a block of your "
+                                                  "own, like 198.51.100.0/24, needs --netns)");
+  }
+  if (layout.netns && (first >> 24) == 127) {
+    return Error(ErrorKind::kInvalidArgument, "--cidr \"" + cidr + "\" is loopback: --netns puts the nodes on a bridge of their own, "
+                                                  "in a block like 198.51.100.0/24");
   }
   const uint64_t size = uint64_t{1} << (32 - bits);
   const int total = control_planes + workers;
@@ -74,10 +91,34 @@ Result<LocalCluster> plan_cluster(const std::string& name, const std::string& ci
   c.name = name;
   c.cidr = ip_text(first) + "/" + std::to_string(bits);
   c.discovery_ip = ip_text(first + 1);
+  c.netns = layout.netns;
+  c.bits = bits;
+  std::vector<std::string> names;
   for (int i = 0; i < total; ++i) {
     const bool cp = i < control_planes;
     c.nodes.push_back({name + (cp ? "-controlplane-" + std::to_string(i + 1) : "-worker-" + std::to_string(i - control_planes + 1)),
-                       ip_text(first + 10 + static_cast<uint32_t>(i)), cp, 0});
+                       ip_text(first + 10 + static_cast<uint32_t>(i)), cp, 0, ""});
+    names.push_back(c.nodes.back().name);
+  }
+  if (layout.netns) {
+    const auto net = plan_network(name, names);
+    c.bridge = net.bridge;
+    for (size_t i = 0; i < c.nodes.size(); ++i) c.nodes[i].netns = net.namespaces[i];
+  }
+  if (!layout.vip.empty()) {
+    if (!layout.netns) {
+      return Error(ErrorKind::kInvalidArgument, "--vip needs --netns: nodes on loopback share one host, so none can hold an address alone");
+    }
+    in_addr vip{};
+    if (inet_pton(AF_INET, layout.vip.c_str(), &vip) != 1) return Error(ErrorKind::kInvalidArgument, "--vip \"" + layout.vip + "\" is not an IPv4 address");
+    const uint32_t v = ntohl(vip.s_addr);
+    const bool in_block = (v & (~0u << (32 - bits))) == first;
+    const uint32_t offset = v - first;
+    if (!in_block || offset <= 1 || offset == size - 1 || (offset >= 10 && offset < 10 + static_cast<uint32_t>(total))) {
+      return Error(ErrorKind::kInvalidArgument, "--vip " + layout.vip + " must be a free address of " + c.cidr +
+                                                    " (not the network, the broadcast, the host's ." + "1 or a node's)");
+    }
+    c.vip = layout.vip;
   }
   return c;
 }
@@ -87,13 +128,19 @@ Status save_cluster_state(const std::string& path, const LocalCluster& c) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << c.name;
   out << YAML::Key << "cidr" << YAML::Value << c.cidr;
+  if (c.netns) {
+    out << YAML::Key << "netns" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "bridge" << YAML::Value << c.bridge
+        << YAML::Key << "bits" << YAML::Value << c.bits << YAML::Key << "vip" << YAML::Value << c.vip << YAML::EndMap;
+  }
   out << YAML::Key << "discoveryd" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "ip" << YAML::Value
       << c.discovery_ip << YAML::Key << "pid" << YAML::Value << c.discovery_pid << YAML::EndMap;
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
   for (const auto& n : c.nodes) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << n.name << YAML::Key << "ip" << YAML::Value
         << n.ip << YAML::Key << "type" << YAML::Value << (n.control_plane ? "controlplane" : "worker") << YAML::Key << "pid"
-        << YAML::Value << n.pid << YAML::EndMap;
+        << YAML::Value << n.pid;
+    if (!n.netns.empty()) out << YAML::Key << "netns" << YAML::Value << n.netns;
+    out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   return cmd::write_file_atomically(path, std::string(out.c_str()) + "\n", 0600);
@@ -109,9 +156,16 @@ Result<LocalCluster> load_cluster_state(const std::string& path) {
     c.cidr = doc["cidr"].as<std::string>();
     c.discovery_ip = doc["discoveryd"]["ip"].as<std::string>();
     c.discovery_pid = doc["discoveryd"]["pid"].as<pid_t>();
+    if (doc["netns"]) {
+      c.netns = true;
+      c.owns_network = true;
+      c.bridge = doc["netns"]["bridge"].as<std::string>();
+      c.bits = doc["netns"]["bits"].as<int>();
+      c.vip = doc["netns"]["vip"].as<std::string>("");
+    }
     for (const auto& n : doc["nodes"]) {
       c.nodes.push_back({n["name"].as<std::string>(), n["ip"].as<std::string>(), n["type"].as<std::string>() == "controlplane",
-                         n["pid"].as<pid_t>()});
+                         n["pid"].as<pid_t>(), n["netns"] ? n["netns"].as<std::string>() : ""});
     }
     return c;
   } catch (const YAML::Exception& e) {
@@ -119,8 +173,8 @@ Result<LocalCluster> load_cluster_state(const std::string& path) {
   }
 }
 
-Result<pid_t> start_detached(const std::vector<std::string>& argv, const std::string& log_path) {
-  return cmd::spawn_logged(argv, log_path, cmd::Session::kOwn);
+Result<pid_t> start_detached(const std::vector<std::string>& argv, const std::string& log_path, const std::string& netns) {
+  return cmd::spawn_logged(argv, log_path, cmd::Session::kOwn, netns);
 }
 
 bool stop_processes(const std::vector<RunningProgram>& targets, std::chrono::milliseconds grace) {

@@ -1,9 +1,12 @@
 // A local cluster as `cosictl cluster create` runs it: discoveryd and one machined per node,
-// each on its own loopback address of the --cidr block (discoveryd at .1:3000, nodes from .10
-// up on the standard ports), detached from cosictl, with their PIDs in DIR/NAME/cluster.yaml
-// so `cluster destroy` stops exactly them.
+// each on its own address of the --cidr block (discoveryd at .1:3000, nodes from .10 up on the
+// standard ports), detached from cosictl, with their PIDs in DIR/NAME/cluster.yaml so `cluster
+// destroy` stops exactly them. On loopback (the default) the nodes share the host; with
+// --netns each node has a network namespace of its own on one bridge (local_network.h), and
+// the control planes may share a VIP of the block.
 //
 //   auto layout = plan_cluster("demo", "127.5.0.0/24", 3, 2);   // names, addresses, types
+//   auto vip = plan_cluster("demo", "198.51.100.0/24", 3, 2, {.netns = true, .vip = "198.51.100.5"});
 //   pid_t pid = start_detached({machined, "--listen", ...}, dir + "/demo-worker-1.log");
 //   save_cluster_state(dir + "/cluster.yaml", state);
 //   stop_processes({{pid, "machined"}}, 10s);
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/cosictl/local_network.h"
 #include "runtime/base/result.h"
 
 namespace cosi::cosictl {
@@ -24,26 +28,45 @@ struct LocalNode {
   std::string ip;
   bool control_plane = false;
   pid_t pid = 0;
+  std::string netns;  // --netns: the node's network namespace
 };
 
 struct LocalCluster {
   std::string name;
   std::string cidr;
-  std::string discovery_ip;  // discoveryd listens on :3000 here
+  std::string discovery_ip;  // discoveryd listens on :3000 here (--netns: the bridge's address)
   pid_t discovery_pid = 0;
   std::vector<LocalNode> nodes;
+  // --netns only:
+  bool netns = false;
+  std::string bridge;
+  std::string vip;  // the control planes' shared VIP; empty: none
+  int bits = 0;     // the block's prefix length
+  // The namespaces and bridge are this cluster's to remove: made by this create, or loaded from
+  // the state of one. False while a create has not made them (they may be another's).
+  bool owns_network = false;
+
+  LocalNetwork network() const;
 };
 
-// The names and addresses of a cluster in `cidr` (a block of 127.0.0.0/8 with room for .1 and
-// .10 up to the last node). kInvalidArgument naming the flag otherwise.
-Result<LocalCluster> plan_cluster(const std::string& name, const std::string& cidr, int control_planes, int workers);
+struct ClusterLayout {
+  bool netns = false;
+  std::string vip;
+};
+
+// The names and addresses of a cluster in `cidr`: a block with room for .1 and .10 up to the
+// last node, of 127.0.0.0/8 on loopback, outside it with --netns; a VIP inside the block, on
+// no node. kInvalidArgument naming the flag otherwise.
+Result<LocalCluster> plan_cluster(const std::string& name, const std::string& cidr, int control_planes, int workers,
+                                  const ClusterLayout& layout = {});
 
 Status save_cluster_state(const std::string& path, const LocalCluster& cluster);
 Result<LocalCluster> load_cluster_state(const std::string& path);
 
 // Starts `argv` in its own session with stdin from /dev/null and stdout/stderr appended to
-// `log_path`, holding none of cosictl's other descriptors.
-Result<pid_t> start_detached(const std::vector<std::string>& argv, const std::string& log_path);
+// `log_path`, holding none of cosictl's other descriptors; inside the network namespace
+// `netns` when one is named.
+Result<pid_t> start_detached(const std::vector<std::string>& argv, const std::string& log_path, const std::string& netns = "");
 
 struct RunningProgram {
   pid_t pid = 0;

@@ -34,6 +34,9 @@ constexpr const char* kUsage =
     "                                   edit the talosconfig\n"
     "  cluster create [--name N] [--controlplanes 3] [--workers 2] [--cidr 127.5.0.0/24] [--state-dir D]\n"
     "                                   a local cluster on loopback: discoveryd and one machined per node\n"
+    "  cluster create --netns [--cidr 198.51.100.0/24] [--vip 198.51.100.5] ...\n"
+    "                                   (root) each node in a network namespace of its own on one bridge;\n"
+    "                                   the control planes share the VIP, the cluster endpoint\n"
     "  cluster destroy [--name N] [--state-dir D]   stop it and remove its state\n"
     "\n"
     "flags:\n";
@@ -86,7 +89,9 @@ int main(int argc, char** argv) {
   flags.value("name", 0, &cluster.name, "cluster: the cluster's name (default cosi)");
   flags.value("controlplanes", 0, &control_planes, "cluster create: control-plane nodes (default 3)");
   flags.value("workers", 0, &workers, "cluster create: worker nodes (default 2)");
-  flags.value("cidr", 0, &cluster.cidr, "cluster create: the loopback block (default 127.5.0.0/24)");
+  flags.value("cidr", 0, &cluster.cidr, "cluster create: the nodes' block (default 127.5.0.0/24; with --netns 198.51.100.0/24)");
+  flags.boolean("netns", 0, &cluster.netns, "cluster create: each node in a network namespace of its own, on one bridge (root)");
+  flags.value("vip", 0, &cluster.vip, "cluster create --netns: a shared VIP of the block for the control planes");
   flags.value("state-dir", 0, &cluster.state_dir, "cluster: where clusters live (default ~/.cosi/clusters)");
   flags.value("discovery-ttl", 0, &cluster.discovery_ttl, "cluster create: each node's discovery TTL (default 30m)");
   flags.boolean("skip-bootstrap", 0, &cluster.skip_bootstrap, "cluster create: leave etcd for `cosictl bootstrap`");

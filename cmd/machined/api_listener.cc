@@ -8,7 +8,9 @@
 #include "api/front/front_service.h"
 #include "api/trustd/trustd_server.h"
 #include "resources/config/config_resources.h"
+#include "resources/common/ip.h"
 #include "resources/config/machine_config.h"
+#include "resources/network/network_resources.h"
 #include "resources/secrets/certs.h"
 #include "resources/secrets/secrets_resources.h"
 
@@ -95,6 +97,18 @@ ApiListener::ApiListener(State& state, std::shared_ptr<grpc::Channel> local, Api
 
 ApiListener::~ApiListener() { stop(); }
 
+bool ApiListener::has_address(const std::string& node) const {
+  const auto ip = resources::ip_bytes(node);
+  if (!ip) return false;
+  auto current = state_.get({kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)});
+  auto typed = current.ok() ? resource_cast<NodeAddressSpec>(*current) : nullptr;
+  if (typed == nullptr) return false;
+  for (const auto& a : typed->spec().addresses()) {
+    if (a.ip() == *ip) return true;
+  }
+  return false;
+}
+
 ApiListener::Desired ApiListener::desired() {
   Desired d;
   if (options_.insecure_dev) {
@@ -146,6 +160,7 @@ Status ApiListener::apply(const Desired& d) {
   }
 
   api::front::FrontConfig front{api::auth::Authenticator::maintenance(), local_, options_.self, {}, ""};
+  front.also_self = [this](const std::string& node) { return has_address(node); };
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (d.mode == "insecure-dev") {
     front.authenticator = api::auth::Authenticator::insecure_dev();

@@ -55,6 +55,8 @@ class ApiListener {
   struct Desired;
 
   Desired desired();
+  // Whether `node` is one of the addresses the node has now (NodeAddresses).
+  bool has_address(const std::string& node) const;
   Status apply(const Desired& d);
   void follow();
 

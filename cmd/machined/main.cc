@@ -7,6 +7,12 @@
 //
 //   machined --listen 127.0.5.10:50000 --state-dir /tmp/cp1 [--discovery-ttl 30m] [--leave]
 //   machined --insecure-dev --listen 127.0.7.1:50000 --state-dir /tmp/node1
+//   machined --host-network --listen 0.0.0.0:50000 --state-dir /var/lib/machined [--vip-lease-ttl 2s]
+//
+// A node shares its host with others (the default: its address is --node-ip or the --listen
+// address, and it never touches the host's links), or owns it (--host-network: its links and
+// addresses come from the kernel, and a control plane puts a shared VIP on its link while it
+// holds it).
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <unistd.h>
@@ -45,7 +51,15 @@
 #include "controllers/etcd/etcd_controller.h"
 #include "controllers/etcd/etcd_spec_controller.h"
 #include "controllers/etcd/etcd_status_controller.h"
+#include "controllers/network/address_spec_controller.h"
+#include "controllers/network/address_status_controller.h"
+#include "controllers/network/etcd_vip_election.h"
+#include "controllers/network/libnl_kernel.h"
+#include "controllers/network/link_status_controller.h"
+#include "controllers/network/node_address_controller.h"
 #include "controllers/network/node_identity_controller.h"
+#include "controllers/network/operator_config_controller.h"
+#include "controllers/network/vip_operator_controller.h"
 #include "controllers/secrets/api_certificate_controller.h"
 #include "resources/catalog.h"
 #include "runtime/controller/runtime.h"
@@ -68,6 +82,8 @@ struct Options {
   std::string trustd_port = "50001";
   std::string discovery_ttl = "30m";
   std::string etcd_binary = "etcd";
+  std::string vip_lease_ttl = "2s";
+  bool host_network = false;
   bool insecure_dev = false;
   bool leave = false;
   bool help = false;
@@ -111,8 +127,21 @@ controllers::CertificateSigner trustd_signer() {
 int run(const Options& o, char** argv) {
   auto listen = api::parse_host_port(o.listen, 50000);
   if (!listen.ok()) return fail("--listen " + listen.error().message());
+  if (o.host_network && !o.node_ip.empty()) {
+    return fail("--host-network reads the node's addresses from its links; --node-ip names the address of a node that shares "
+                "its host: give one or the other");
+  }
   std::string node_ip = o.node_ip.empty() ? listen->host : o.node_ip;
-  if (node_ip == "0.0.0.0" || node_ip == "::") return fail("--listen is a wildcard: say which address is the node's with --node-ip");
+  if (!o.host_network && (node_ip == "0.0.0.0" || node_ip == "::")) {
+    return fail("--listen is a wildcard: say which address is the node's with --node-ip (or, on a host the node owns, --host-network)");
+  }
+  auto vip_lease_ttl = cmd::parse_duration("--vip-lease-ttl", o.vip_lease_ttl);
+  if (!vip_lease_ttl.ok()) return fail(vip_lease_ttl.error().message());
+  // etcd leases are whole seconds, and the holder keeps the address's kernel lifetime (whole
+  // seconds too, at least one) inside the lease less a margin: 2 s is the least that works.
+  if (*vip_lease_ttl < std::chrono::seconds(2) || *vip_lease_ttl % std::chrono::seconds(1) != std::chrono::milliseconds(0)) {
+    return fail("--vip-lease-ttl \"" + o.vip_lease_ttl + "\" must be whole seconds, at least 2s");
+  }
   auto metrics = api::parse_host_port(o.metrics_listen.empty() ? listen->host + ":9100" : o.metrics_listen, 9100);
   if (!metrics.ok()) return fail("--metrics-listen " + metrics.error().message());
   int trustd_port = 0;
@@ -155,10 +184,34 @@ int run(const Options& o, char** argv) {
   runtime_options.logger = log;
   Runtime runtime(state, pool, pool, runtime_options);
   register_store_metrics(runtime.metrics(), state);
-  if (auto s = runtime.add(std::make_unique<controllers::NodeIdentityController>(
-          controllers::NodeIdentity{hostname, {node_ip + (node_ip.find(':') == std::string::npos ? "/32" : "/128")}}));
+  std::vector<std::string> static_addresses;
+  if (!o.host_network) static_addresses.push_back(node_ip + (node_ip.find(':') == std::string::npos ? "/32" : "/128"));
+  if (auto s = runtime.add(std::make_unique<controllers::NodeIdentityController>(controllers::NodeIdentity{hostname, static_addresses}));
       !s.ok()) {
     return fail(s.error().to_string());
+  }
+  // The links and addresses of a host the node owns; never those of a host it shares.
+  std::unique_ptr<controllers::NetworkKernel> kernel;
+  std::vector<std::unique_ptr<Controller>> network_controllers;
+  if (o.host_network) {
+    auto opened = controllers::LibnlKernel::open();
+    if (!opened.ok()) return fail("--host-network: " + opened.error().message());
+    kernel = std::move(*opened);
+    network_controllers.push_back(std::make_unique<controllers::LinkStatusController>(*kernel));
+    network_controllers.push_back(std::make_unique<controllers::AddressStatusController>(*kernel));
+    network_controllers.push_back(std::make_unique<controllers::AddressSpecController>(*kernel));
+    network_controllers.push_back(std::make_unique<controllers::NodeAddressController>());
+  }
+  network_controllers.push_back(std::make_unique<controllers::OperatorConfigController>());
+  auto vip = std::make_unique<controllers::VIPOperatorController>(
+      [](controllers::VipElectionOptions options) {
+        return controllers::make_etcd_vip_election(std::move(options), etcd::make_grpc_etcd_client);
+      },
+      controllers::VIPOperatorOptions{.lease_ttl = std::chrono::duration_cast<std::chrono::seconds>(*vip_lease_ttl)});
+  auto* vip_operator = vip.get();
+  network_controllers.push_back(std::move(vip));
+  for (auto& c : network_controllers) {
+    if (auto s = runtime.add(std::move(c)); !s.ok()) return fail(s.error().to_string());
   }
   if (auto s = runtime.add(std::make_unique<controllers::ApiCertificateController>(trustd_signer(), trustd_port)); !s.ok()) {
     return fail(s.error().to_string());
@@ -194,7 +247,7 @@ int run(const Options& o, char** argv) {
 
   api::StateServer network_state(state, types, pool, {.writable = false});
   api::StateServer trusted_state(state, types, pool, {.writable = true});
-  machined::NodeReset node_reset(discovery_controller, etcd_controller, log);
+  machined::NodeReset node_reset(discovery_controller, etcd_controller, vip_operator, log);
   machined::NodeEtcd node_etcd(state, etcd_controller);
   api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset, &node_etcd);
   api::InspectServer inspect_service(runtime, hostname);
@@ -208,7 +261,8 @@ int run(const Options& o, char** argv) {
   machined::ApiListener api_listener(state, internal->InProcessChannel(args),
                                      {.listen = *listen,
                                       .trustd_port = trustd_port,
-                                      .self = {listen->host, node_ip, hostname},
+                                      .self = o.host_network ? std::vector<std::string>{hostname}
+                                                             : std::vector<std::string>{listen->host, node_ip, hostname},
                                       .hostname = hostname,
                                       .insecure_dev = o.insecure_dev},
                                      log);
@@ -230,7 +284,7 @@ int run(const Options& o, char** argv) {
                               {"node_id", *node_id},
                               {"state_socket", socket},
                               {"metrics", metrics->host + ":" + std::to_string((*http)->port())},
-                              {"node_ip", node_ip}});
+                              {"node_ip", o.host_network ? "from the host's links" : node_ip}});
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -243,6 +297,9 @@ int run(const Options& o, char** argv) {
   } while (received == SIGUSR1 && !node_reset.requested());
   const bool resetting = received == SIGUSR1;
   log.info("stopping", {{"signal", resetting ? "reset" : received == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  // A shared VIP held here goes first: off the link, then the election, so another control
+  // plane takes it over at once.
+  if (auto s = vip_operator->release(std::chrono::seconds(2)); !s.ok()) log.warn("releasing the shared VIP", {{"error", s.error().message()}});
   if (o.leave && !resetting) {
     if (auto s = node_reset.leave(); !s.ok()) log.warn("leaving the discovery service", {{"error", s.error().message()}});
   }
@@ -289,6 +346,10 @@ int main(int argc, char** argv) {
   flags.value("trustd-port", 0, &o.trustd_port, "trustd's port on control planes, and where workers ask (default 50001)");
   flags.value("discovery-ttl", 0, &o.discovery_ttl, "how long the discovery service keeps this node's affiliate without a refresh (default 30m)");
   flags.value("etcd-binary", 0, &o.etcd_binary, "the etcd server control planes run (default: etcd from PATH)");
+  flags.value("vip-lease-ttl", 0, &o.vip_lease_ttl,
+              "the etcd lease of a shared VIP's election: a holder that dies is replaced within about this long (default 2s)");
+  flags.boolean("host-network", 0, &o.host_network,
+                "the node owns this host (or network namespace): addresses from its links, shared VIPs on them");
   flags.boolean("leave", 0, &o.leave, "at stop, delete this node's discovery affiliate so peers drop it at once");
   flags.boolean("insecure-dev", 0, &o.insecure_dev, "plaintext gRPC, every caller admin; refused unless every listen address is loopback");
   flags.boolean("help", 'h', &o.help, "this help");

@@ -21,6 +21,8 @@ Status NodeReset::leave() {
 
 Status NodeReset::reset(const api::ResetRequest& request) {
   if (requested_.exchange(true)) return Error(ErrorKind::kFailedPrecondition, "a reset is already under way");
+  // The VIP's resign needs etcd: before leaving it.
+  if (auto s = vip_->release(2s); !s.ok()) log_.warn("reset: releasing the shared VIP", {{"error", s.error().message()}});
   if (request.graceful && etcd_->serving()) {
     if (auto s = etcd_->leave(); !s.ok()) {
       requested_ = false;

@@ -1,10 +1,11 @@
-// NodeReset: MachineService.Reset for machined. A graceful reset first leaves etcd (on control
-// planes) and deletes this node's affiliate from the discovery service (peers drop it at once
-// instead of after the TTL); then,
+// NodeReset: MachineService.Reset for machined. A graceful reset first releases a shared VIP
+// held here (address off the link, then resign: another control plane takes it at once), leaves
+// etcd (on control planes) and deletes this node's affiliate from the discovery service (peers
+// drop it at once instead of after the TTL); then,
 // once the reply is on its way, machined stops, wipes --state-dir (config, identity, staged
 // config) and starts again in maintenance mode — its "reboot" is an exec of itself.
 //
-//   NodeReset reset(discovery_controller, etcd_controller, log);
+//   NodeReset reset(discovery_controller, etcd_controller, vip_operator, log);
 //   MachineServer machine(node, &config, &reset);
 //   ... main loop: SIGUSR1 with reset.requested() → stop, NodeReset::wipe(state_dir), exec
 #pragma once
@@ -15,14 +16,16 @@
 #include "api/machine_server.h"
 #include "controllers/cluster/discovery_service_controller.h"
 #include "controllers/etcd/etcd_controller.h"
+#include "controllers/network/vip_operator_controller.h"
 #include "runtime/base/log.h"
 
 namespace cosi::machined {
 
 class NodeReset final : public api::NodeResetter {
  public:
-  NodeReset(controllers::DiscoveryServiceController* discovery, controllers::EtcdController* etcd, Logger log)
-      : discovery_(discovery), etcd_(etcd), log_(std::move(log)) {}
+  NodeReset(controllers::DiscoveryServiceController* discovery, controllers::EtcdController* etcd,
+            controllers::VIPOperatorController* vip, Logger log)
+      : discovery_(discovery), etcd_(etcd), vip_(vip), log_(std::move(log)) {}
 
   // Leaves (graceful), then raises SIGUSR1 for machined's main loop.
   Status reset(const api::ResetRequest& request) override;
@@ -37,6 +40,7 @@ class NodeReset final : public api::NodeResetter {
  private:
   controllers::DiscoveryServiceController* const discovery_;
   controllers::EtcdController* const etcd_;
+  controllers::VIPOperatorController* const vip_;
   Logger log_;
   std::atomic<bool> requested_{false};
 };

@@ -44,6 +44,7 @@ bool parse_prefix(const std::string& text, common::NetIPPrefix* out) {
 std::vector<Input> NodeIdentityController::inputs() const { return {applied_config_input()}; }
 
 std::vector<Output> NodeIdentityController::outputs() const {
+  if (identity_.addresses.empty()) return {{kHostnameStatusType}};
   return {{kHostnameStatusType}, {kNodeAddressType}};
 }
 
@@ -59,6 +60,7 @@ ReconcileResult NodeIdentityController::reconcile(ControllerContext& ctx) {
         s.set_domainname(dot == std::string::npos ? "" : hostname.substr(dot + 1));
       });
   if (!host.ok()) return ReconcileResult::retry(host.error());
+  if (identity_.addresses.empty()) return ReconcileResult::done();
 
   NodeAddressSpec addresses;
   for (const auto& a : identity_.addresses) {

@@ -1,8 +1,8 @@
-// NodeIdentityController: publishes who this node is — HostnameStatus (network/hostname) and
-// NodeAddress (network/current) — from what machined was told at start: the hostname and the
-// node's address; machine.network.hostname in the applied config overrides the hostname.
-// (On a host it owns, later issues read them from the system; a local node sharing a host
-// never looks at the host's own.)
+// NodeIdentityController: publishes who this node is — HostnameStatus (network/hostname) and,
+// for a node sharing a host with others, NodeAddress (network/current) — from what machined was
+// told at start: the hostname and the node's address; machine.network.hostname in the applied
+// config overrides the hostname. Without addresses (a host the node owns) it publishes the
+// hostname only: NodeAddressController reads the addresses from the kernel.
 //
 //   runtime.add(std::make_unique<NodeIdentityController>(NodeIdentity{"cp-1", {"127.0.5.10/32"}}));
 #pragma once
@@ -16,7 +16,7 @@ namespace cosi::controllers {
 
 struct NodeIdentity {
   std::string hostname;
-  std::vector<std::string> addresses;  // prefixes: "127.0.5.10/32"
+  std::vector<std::string> addresses;  // prefixes: "127.0.5.10/32"; none: not ours to publish
 };
 
 class NodeIdentityController final : public Controller {

@@ -8,6 +8,7 @@
 #include "resources/config/config_resources.h"
 #include "resources/config/machine_config.h"
 #include "resources/common/ip.h"
+#include "resources/k8s/k8s_resources.h"
 #include "resources/network/network_resources.h"
 #include "resources/secrets/certs.h"
 #include "resources/secrets/secrets_resources.h"
@@ -25,6 +26,20 @@ const Pointer kConfig{kConfigNamespace, kMachineConfigType, std::string(kMachine
 const Pointer kAddresses{kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)};
 const Pointer kHostname{kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)};
 const Pointer kOutput{kSecretsNamespace, kApiCertificatesType, std::string(kApiCertificatesId)};
+const Pointer kControlPlanes{kControlPlaneNamespace, kEndpointType, std::string(kDiscoveredEndpointsId)};
+
+// Where a worker asks for its certificate: every control plane discovery knows, then the host of
+// the cluster endpoint (which may be a VIP that is not up before etcd is).
+std::vector<std::string> trustd_hosts(ControllerContext& ctx, const config::MachineConfig& cfg) {
+  std::vector<std::string> hosts;
+  if (auto discovered = ctx.get_typed<EndpointSpec>(kControlPlanes); discovered.ok()) {
+    for (const auto& a : (*discovered)->spec().addresses()) hosts.push_back(ip_text(a.ip()));
+  }
+  if (std::find(hosts.begin(), hosts.end(), cfg.control_plane_endpoint.host) == hosts.end()) {
+    hosts.push_back(cfg.control_plane_endpoint.host);
+  }
+  return hosts;
+}
 
 bool is_ip(const std::string& s) {
   unsigned char b[16];
@@ -63,7 +78,8 @@ void set_pair(common::PEMEncodedCertificateAndKey* out, const std::string& crt, 
 std::vector<Input> ApiCertificateController::inputs() const {
   return {{kConfigNamespace, kMachineConfigType, std::string(kMachineConfigId)},
           {kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)},
-          {kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)}};
+          {kNetworkNamespace, kHostnameStatusType, std::string(kHostnameStatusId)},
+          {kControlPlaneNamespace, kEndpointType, std::string(kDiscoveredEndpointsId)}};
 }
 
 std::vector<Output> ApiCertificateController::outputs() const { return {{kApiCertificatesType}}; }
@@ -127,15 +143,23 @@ ReconcileResult ApiCertificateController::reconcile(ControllerContext& ctx) {
     client_key = forwarding_key.pem();
   } else {
     auto csr = pki::CertificateRequest::create(server_key, names.common_name, names.ips, names.dns);
-    auto issued = signer_(TrustdRequest{cfg.control_plane_endpoint.host, trustd_port_, cfg.token, csr.pem(), cfg.ca.crt});
-    if (!issued.ok()) return ReconcileResult::retry(issued.error());
-    auto cert = pki::Certificate::parse(issued->crt_pem);
-    if (!cert.ok() || !cert->verify_issued_by(*ca, std::chrono::system_clock::now()).ok() || !cert->matches(server_key)) {
-      return ReconcileResult::retry(Error(ErrorKind::kPermissionDenied,
-                                          "trustd at " + cfg.control_plane_endpoint.host + " returned a certificate that is not "
-                                          "this node's or not signed by the OS CA"));
+    Error last(ErrorKind::kUnavailable, "no control plane to ask");
+    for (const auto& host : trustd_hosts(ctx, cfg)) {
+      auto issued = signer_(TrustdRequest{host, trustd_port_, cfg.token, csr.pem(), cfg.ca.crt});
+      if (!issued.ok()) {
+        last = issued.error();
+        continue;
+      }
+      auto cert = pki::Certificate::parse(issued->crt_pem);
+      if (!cert.ok() || !cert->verify_issued_by(*ca, std::chrono::system_clock::now()).ok() || !cert->matches(server_key)) {
+        last = Error(ErrorKind::kPermissionDenied,
+                     "trustd at " + host + " returned a certificate that is not this node's or not signed by the OS CA");
+        continue;
+      }
+      server_crt = issued->crt_pem;
+      break;
     }
-    server_crt = issued->crt_pem;
+    if (server_crt.empty()) return ReconcileResult::retry(last);
   }
 
   auto written = ctx.modify<ApiCertificatesSpec>(Metadata(kSecretsNamespace, kApiCertificatesType, std::string(kApiCertificatesId)),

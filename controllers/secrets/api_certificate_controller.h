@@ -4,9 +4,9 @@
 //   control plane  signs its own server certificate with the OS CA key from the config (SANs:
 //                  the node's addresses and hostname, and machine.certSANs), and a client
 //                  certificate with role os:impersonator for forwarding calls to other nodes
-//   worker         holds no CA key: sends a CSR to a control plane's trustd (the host of
-//                  cluster.controlPlane.endpoint, port 50001), authenticated by machine.token;
-//                  retried with backoff until a control plane answers
+//   worker         holds no CA key: sends a CSR to a control plane's trustd (port 50001) —
+//                  each one discovery knows, then the host of cluster.controlPlane.endpoint —
+//                  authenticated by machine.token; retried with backoff until one answers
 // Certificates last a day and are renewed at half-life, or at once when the CA or the names
 // change.
 #pragma once

@@ -12,18 +12,16 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cmd/common/netns.h"
 #include "test/support/process.h"
 
 namespace cosi::testing {
@@ -53,22 +51,6 @@ auto in_netns(const std::string& name, F fn) -> decltype(fn()) {
   return result;
 }
 
-// The PIDs of processes whose network namespace is the named one.
-inline std::vector<pid_t> pids_in_netns(const std::string& name) {
-  std::vector<pid_t> out;
-  struct stat ns{};
-  if (stat(("/run/netns/" + name).c_str(), &ns) != 0) return out;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string pid = entry.path().filename();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    struct stat their{};
-    if (stat((entry.path() / "ns/net").c_str(), &their) == 0 && their.st_ino == ns.st_ino && their.st_dev == ns.st_dev) {
-      out.push_back(std::stoi(pid));
-    }
-  }
-  return out;
-}
-
 struct NetNs {
   explicit NetNs(std::string name) : name(std::move(name)) {
     (void)run({"ip", "netns", "del", this->name}, in_seconds(10));  // one a crashed run left
@@ -76,7 +58,7 @@ struct NetNs {
     ip({"-n", this->name, "link", "set", "lo", "up"});
   }
   ~NetNs() {
-    for (pid_t pid : pids_in_netns(name)) kill(pid, SIGKILL);
+    for (pid_t pid : cmd::pids_in_netns(name)) kill(pid, SIGKILL);
     (void)run({"ip", "netns", "del", name}, in_seconds(10));
   }
   NetNs(const NetNs&) = delete;
