@@ -34,6 +34,9 @@ Status ip(std::vector<std::string> args) {
   return {};
 }
 
+// The host's end of the veth pair whose other end is the namespace's eth0.
+std::string host_end(const std::string& ns) { return short_name("cv", ns, 15); }
+
 bool exists(const std::string& ns) {
   std::error_code ec;
   return std::filesystem::exists("/run/netns/" + ns, ec);
@@ -69,7 +72,7 @@ Status create_network(const LocalNetwork& net, const std::string& host_ip, int b
     if (auto s = ip({"addr", "add", host_ip + suffix, "dev", net.bridge}); !s.ok()) return s;
     for (size_t i = 0; i < net.namespaces.size(); ++i) {
       const std::string& ns = net.namespaces[i];
-      const std::string veth = short_name("cv", ns, 15);  // the host's end; eth0 is the node's
+      const std::string veth = host_end(ns);
       if (auto s = ip({"netns", "add", ns}); !s.ok()) return s;
       made.namespaces.push_back(ns);
       if (auto s = ip({"-n", ns, "link", "set", "lo", "up"}); !s.ok()) return s;
@@ -90,6 +93,12 @@ Status create_network(const LocalNetwork& net, const std::string& host_ip, int b
 Status destroy_network(const LocalNetwork& net) {
   Status result;
   for (const auto& ns : net.namespaces) {
+    // The pair goes now: a namespace's own links are destroyed later, by the kernel's clean-up,
+    // and a cluster created again at once must find the names free.
+    const std::string veth = host_end(ns);
+    if (cmd::run_command({"ip", "link", "show", veth}, kIpDeadline).ok()) {
+      if (auto s = ip({"link", "del", veth}); !s.ok() && result.ok()) result = s;
+    }
     if (!exists(ns)) continue;
     for (pid_t pid : cmd::pids_in_netns(ns)) kill(pid, SIGKILL);
     if (auto s = ip({"netns", "del", ns}); !s.ok() && result.ok()) result = s;
