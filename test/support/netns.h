@@ -1,7 +1,7 @@
-// Network namespaces for integration tests (root only): named namespaces made with iproute2
-// and deleted, with every process still in them killed, when the test ends; veth pairs and a
-// bridge between them; and code run inside one (a thread that enters the namespace, so the
-// sockets it opens belong there for good). Tests use TEST-NET addresses only, each its own /27.
+// Network namespaces for integration tests and benchmarks (root only): named namespaces made
+// with iproute2 and deleted, with every process still in them killed, when the test ends; and
+// code run inside one (a thread that enters the namespace, so the sockets it opens belong there
+// for good). A step that fails throws. Tests use TEST-NET addresses only, each its own /27.
 //
 //   skip_unless_root();                              // at the top of a test binary: exit 77 (SKIP)
 //   NetNs a("cosi-nl-a");
@@ -14,9 +14,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
-
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,12 +25,15 @@
 
 namespace cosi::testing {
 
-// Runs `ip` with `args`; the test fails if it does.
+// Runs `ip` with `args`; throws (failing the test) if it fails.
 inline void ip(std::vector<std::string> args) {
   args.insert(args.begin(), "ip");
   auto r = run(args, in_seconds(10));
-  INFO("ip command failed: " << r.err);
-  REQUIRE(r.status == 0);
+  if (r.status != 0) {
+    std::string line;
+    for (const auto& a : args) line += a + " ";
+    throw std::runtime_error(line + "failed: " + r.err);
+  }
 }
 
 // Runs `fn` on a thread inside the namespace `name` and returns what it returns.
@@ -47,7 +49,7 @@ auto in_netns(const std::string& name, F fn) -> decltype(fn()) {
     if (entered) result = fn();
   });
   t.join();
-  REQUIRE(entered);
+  if (!entered) throw std::runtime_error("cannot enter network namespace " + name);
   return result;
 }
 

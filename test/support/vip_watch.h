@@ -50,13 +50,13 @@ class VipWatch {
         auto k = controllers::LibnlKernel::open();
         return k.ok() ? std::move(*k) : nullptr;
       }));
-      REQUIRE(kernels_.back() != nullptr);
+      if (kernels_.back() == nullptr) throw std::runtime_error("no netlink in " + ns);
       auto links = kernels_.back()->links();
-      REQUIRE(links.ok());
+      if (!links.ok()) throw std::runtime_error(links.error().message());
       for (const auto& l : *links) {
         if (l.name == "eth0") macs_.push_back(l.hardware_addr);
       }
-      REQUIRE(macs_.size() == kernels_.size());
+      if (macs_.size() != kernels_.size()) throw std::runtime_error("no eth0 in " + ns);
     }
     arp_ = in_netns(client_.name, [&] {
       const int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(ETH_P_ARP));
@@ -72,7 +72,7 @@ class VipWatch {
       client_mac_.assign(ifr.ifr_hwaddr.sa_data, 6);
       return fd;
     });
-    REQUIRE(arp_ >= 0);
+    if (arp_ < 0) throw std::runtime_error("no AF_PACKET socket in the client namespace");
     sampler_ = std::thread([this] { sample(); });
   }
 
@@ -96,8 +96,10 @@ class VipWatch {
     return h.size() == 1 ? static_cast<int>(h[0]) : -1;
   }
 
-  // ARP "who has the VIP?" from the client; the MAC of the first reply within `deadline`.
-  std::optional<std::string> client_asks(std::chrono::milliseconds deadline) {
+  // ARP "who has the VIP?" (or `ip`, 4 bytes) from the client; the MAC of the first reply
+  // within `deadline`.
+  std::optional<std::string> client_asks(std::chrono::milliseconds deadline) { return client_asks(deadline, vip_); }
+  std::optional<std::string> client_asks(std::chrono::milliseconds deadline, const std::string& ip) {
     std::string request;
     auto put16 = [&](uint16_t v) {
       request += static_cast<char>(v >> 8);
@@ -108,7 +110,7 @@ class VipWatch {
     request += '\x06';
     request += '\x04';
     put16(1);
-    request += client_mac_ + client_ip_ + std::string(6, '\0') + vip_;
+    request += client_mac_ + client_ip_ + std::string(6, '\0') + ip;
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_protocol = htons(ETH_P_ARP);
@@ -125,7 +127,7 @@ class VipWatch {
       unsigned char packet[64];
       const ssize_t n = recv(arp_, packet, sizeof packet, 0);
       if (n < 28 || packet[7] != 2) continue;  // only replies
-      if (std::string(reinterpret_cast<char*>(packet) + 14, 4) != vip_) continue;
+      if (std::string(reinterpret_cast<char*>(packet) + 14, 4) != ip) continue;
       return std::string(reinterpret_cast<char*>(packet) + 8, 6);
     }
   }
