@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,13 @@ enum class Session {
 
 Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::string& log_path, Session session,
                            const std::string& netns = "");
+
+// Runs a short command to completion within `deadline` — how cosictl drives iproute2 for a
+// local cluster's network — and returns its output (stdout and stderr together). A command
+// that fails or outlives the deadline (it is killed then) is an error naming it, its status
+// and what it printed.
+//
+//   auto out = run_command({"ip", "netns", "add", "cosi-demo-controlplane-1"}, 10s);
+Result<std::string> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds deadline);
 
 }  // namespace cosi::cmd

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "cmd/common/netns.h"
-#include "cmd/common/run_command.h"
+#include "cmd/common/spawn.h"
 
 namespace cosi::cosictl {
 

@@ -26,18 +26,20 @@ Error send_failed(const char* what, uint32_t link_index) {
 
 }  // namespace
 
-std::string gratuitous_arp(const std::string& mac, const std::string& ip) {
+std::string arp_packet(uint16_t op, const std::string& sender_mac, const std::string& sender_ip, const std::string& target_mac,
+                       const std::string& target_ip) {
   std::string p;
   put16(p, 1);       // hardware type: Ethernet
   put16(p, 0x0800);  // protocol type: IPv4
   p += static_cast<char>(6);
   p += static_cast<char>(4);
-  put16(p, 1);  // a request: every stack updates its entry on a request from the address itself
-  p += mac;
-  p += ip;
-  p += std::string(6, '\0');
-  p += ip;
-  return p;
+  put16(p, op);
+  return p + sender_mac + sender_ip + target_mac + target_ip;
+}
+
+std::string gratuitous_arp(const std::string& mac, const std::string& ip) {
+  // A request: every stack updates its entry on a request from the address itself.
+  return arp_packet(1, mac, ip, std::string(6, '\0'), ip);
 }
 
 std::string neighbour_advertisement(const std::string& mac, const std::string& ip) {

@@ -15,8 +15,12 @@
 
 namespace cosi::controllers {
 
-// The ARP payload (RFC 826; "gratuitous": sender and target address both `ip`, 4 bytes),
-// from the 6-byte hardware address `mac`.
+// An Ethernet/IPv4 ARP payload (RFC 826): `op` 1 request, 2 reply; 6-byte hardware and 4-byte
+// protocol addresses of sender and target.
+std::string arp_packet(uint16_t op, const std::string& sender_mac, const std::string& sender_ip, const std::string& target_mac,
+                       const std::string& target_ip);
+
+// The gratuitous one: a request from `ip` (at `mac`) for `ip` itself.
 std::string gratuitous_arp(const std::string& mac, const std::string& ip);
 
 // The ICMPv6 neighbour advertisement (RFC 4861 §4.4) for the 16-byte `ip`: override flag, the

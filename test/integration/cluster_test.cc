@@ -149,6 +149,22 @@ TEST_CASE("two local clusters side by side on different blocks see only their ow
   auto outside = cosictl({"cluster", "create", "--name", "tx", "--cidr", "10.0.0.0/24", "--state-dir", a.root.string()});
   CHECK(outside.status != 0);
   CHECK_THAT(outside.err, Contains("--cidr \"10.0.0.0/24\" is not loopback"));
+  CHECK_THAT(outside.err, Contains("needs --netns"));
+
+  // The VIP needs nodes that own their links: refused on loopback, and checked against the
+  // block, before anything is made.
+  auto vip_on_loopback = cosictl({"cluster", "create", "--name", "tv", "--cidr", "127.23.0.0/24", "--vip", "127.23.0.5", "--state-dir", a.root.string()});
+  CHECK(vip_on_loopback.status != 0);
+  CHECK_THAT(vip_on_loopback.err, Contains("--vip needs --netns"));
+  auto netns_on_loopback = cosictl({"cluster", "create", "--name", "tv", "--netns", "--cidr", "127.23.0.0/24", "--state-dir", a.root.string()});
+  CHECK(netns_on_loopback.status != 0);
+  CHECK_THAT(netns_on_loopback.err, Contains("is loopback: --netns"));
+  for (const char* bad : {"198.51.100.200", "198.51.100.1", "198.51.100.10", "not-an-ip"}) {
+    auto refused = cosictl({"cluster", "create", "--name", "tv", "--netns", "--cidr", "198.51.100.0/27", "--vip", bad, "--state-dir", a.root.string()});
+    CHECK(refused.status != 0);
+    CHECK_THAT(refused.err, Contains(std::string("--vip ")));
+  }
+  CHECK_FALSE(fs::exists(a.root / "tv"));
 }
 
 }  // namespace

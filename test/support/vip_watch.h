@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "controllers/network/announce.h"
 #include "controllers/network/libnl_kernel.h"
 #include "resources/common/ip.h"
 #include "test/support/netns.h"
@@ -100,17 +101,7 @@ class VipWatch {
   // within `deadline`.
   std::optional<std::string> client_asks(std::chrono::milliseconds deadline) { return client_asks(deadline, vip_); }
   std::optional<std::string> client_asks(std::chrono::milliseconds deadline, const std::string& ip) {
-    std::string request;
-    auto put16 = [&](uint16_t v) {
-      request += static_cast<char>(v >> 8);
-      request += static_cast<char>(v & 0xff);
-    };
-    put16(1);
-    put16(0x0800);
-    request += '\x06';
-    request += '\x04';
-    put16(1);
-    request += client_mac_ + client_ip_ + std::string(6, '\0') + ip;
+    const std::string request = controllers::arp_packet(1, client_mac_, client_ip_, std::string(6, '\0'), ip);
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_protocol = htons(ETH_P_ARP);
