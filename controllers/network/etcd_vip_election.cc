@@ -29,7 +29,8 @@ class EtcdVipElection final : public VipElection {
       : o_(std::move(o)),
         prefix_(o_.key + "/"),
         calls_(clients(o_.endpoint, o_.tls, kCallDeadline)),
-        keep_alives_(clients(o_.endpoint, o_.tls, std::chrono::duration_cast<std::chrono::milliseconds>(o_.ttl) / 4)) {
+        every_(std::chrono::duration_cast<std::chrono::milliseconds>(o_.ttl) / 4),
+        keep_alives_(clients(o_.endpoint, o_.tls, every_)) {
     campaigner_ = std::thread([this] { campaign(); });
     keeper_ = std::thread([this] { keep_alive(); });
   }
@@ -120,6 +121,12 @@ class EtcdVipElection final : public VipElection {
         o_.log.warn("VIP election: granting a lease", {{"error", granted.error().message()}});
         return false;
       }
+      if (stopping_) {  // resigned meanwhile: this lease must not hold a candidacy
+        lock.unlock();
+        (void)calls_->revoke_lease(*granted);
+        lock.lock();
+        return false;
+      }
       lease_ = *granted;
       key_ = prefix_ + lease_hex(lease_);
       revision_ = 0;
@@ -138,7 +145,7 @@ class EtcdVipElection final : public VipElection {
       o_.log.warn("VIP election: creating the candidate key", {{"key", key}, {"error", r.error().message()}});
       return false;
     }
-    if (key != key_) return false;  // the lease was lost meanwhile: start over
+    if (stopping_ || key != key_) return false;  // resigned, or the lease was lost meanwhile
     if (r->succeeded) {
       revision_ = r->revision;
     } else if (!r->got.empty()) {
@@ -196,7 +203,7 @@ class EtcdVipElection final : public VipElection {
   void keep_alive() {
     std::unique_lock lock(mu_);
     while (!stopping_) {
-      cv_.wait_for(lock, o_.ttl / 4, [&] { return stopping_ || refresh_now_; });
+      cv_.wait_for(lock, every_, [&] { return stopping_ || refresh_now_; });
       if (stopping_) break;
       refresh_now_ = false;
       const int64_t lease = lease_;
@@ -226,6 +233,7 @@ class EtcdVipElection final : public VipElection {
   const VipElectionOptions o_;
   const std::string prefix_;
   const std::unique_ptr<EtcdClient> calls_;
+  const std::chrono::milliseconds every_;  // TTL/4: how often the lease is kept alive
   const std::unique_ptr<EtcdClient> keep_alives_;
 
   mutable std::mutex mu_;

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <thread>
 
 #include "controllers/network/etcd_vip_election.h"
 #include "test/support/solo_etcd.h"
@@ -52,10 +53,14 @@ TEST_CASE("VIP election: the oldest candidate leads, and every candidate sees wh
   REQUIRE(keys->size() == 2);
   CHECK(keys->at(0).lease != 0);
 
-  // The holder keeps its lease alive: valid-until moves on.
+  // The holder keeps its lease alive every TTL/4: valid-until moves on about four times in 2 s.
   const auto first = a.state().valid_until;
   REQUIRE(eventually([&] { return a.state().valid_until > first; }, in_seconds(5)));
   CHECK(a.state().valid_until <= Clock::now() + 2s);
+  const int before = a.changes;
+  std::this_thread::sleep_for(2s);  // observing the keep-alive cadence, not waiting for a condition
+  CHECK(a.changes - before >= 3);
+  CHECK(a.changes - before <= 6);
 
   // Resign: the next one leads at once, well within the lease.
   const auto resigned = Clock::now();
