@@ -74,19 +74,32 @@ Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::stri
   return pid;
 }
 
-Result<std::string> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds deadline) {
+Result<std::string> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds deadline, const std::string& netns) {
   if (argv.empty()) return Error(ErrorKind::kInvalidArgument, "nothing to run");
+  int ns = -1;
+  if (!netns.empty()) {
+    ns = open(("/run/netns/" + netns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (ns < 0) return Error(ErrorKind::kNotFound, "network namespace " + netns + ": " + std::strerror(errno));
+  }
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Error(ErrorKind::kInternal, std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    if (ns >= 0) close(ns);
+    return Error(ErrorKind::kInternal, std::string("pipe: ") + std::strerror(errno));
+  }
   const auto args = c_args(argv);
   const pid_t pid = fork();
   if (pid < 0) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
+    if (ns >= 0) close(ns);
     return Error(ErrorKind::kInternal, std::string("fork: ") + std::strerror(errno));
   }
-  if (pid == 0) exec_child(args, pipe_fds[1]);
+  if (pid == 0) {
+    if (ns >= 0 && setns(ns, CLONE_NEWNET) != 0) _exit(126);
+    exec_child(args, pipe_fds[1]);
+  }
   close(pipe_fds[1]);
+  if (ns >= 0) close(ns);
   const auto until = std::chrono::steady_clock::now() + deadline;
   std::string output;
   bool timed_out = false;

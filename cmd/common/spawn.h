@@ -27,11 +27,13 @@ Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::stri
                            const std::string& netns = "");
 
 // Runs a short command to completion within `deadline` — how cosictl drives iproute2 for a
-// local cluster's network — and returns its output (stdout and stderr together). A command
-// that fails or outlives the deadline (it is killed then) is an error naming it, its status
-// and what it printed.
+// local cluster's network — and returns its output (stdout and stderr together); inside the
+// network namespace `netns` when one is named (entered directly: `ip -n` and `ip netns exec`
+// also remount /, which a chroot refuses). A command that fails or outlives the deadline (it
+// is killed then) is an error naming it, its status and what it printed.
 //
 //   auto out = run_command({"ip", "netns", "add", "cosi-demo-controlplane-1"}, 10s);
-Result<std::string> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds deadline);
+//   run_command({"ip", "link", "set", "lo", "up"}, 10s, "cosi-demo-controlplane-1");
+Result<std::string> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds deadline, const std::string& netns = "");
 
 }  // namespace cosi::cmd

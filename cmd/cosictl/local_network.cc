@@ -27,10 +27,11 @@ std::string short_name(const std::string& prefix, const std::string& name, size_
   return prefix + name.substr(0, keep) + std::string(hash, 4);
 }
 
-Status ip(std::vector<std::string> args) {
+// `ip ARGS`, in the namespace `netns` when one is named.
+Status ip(std::vector<std::string> args, const std::string& netns = "") {
   args.insert(args.begin(), "ip");
-  auto r = cmd::run_command(args, kIpDeadline);
-  if (!r.ok()) return r.error();
+  auto r = cmd::run_command(args, kIpDeadline, netns);
+  if (!r.ok()) return Error(r.error().kind(), (netns.empty() ? "" : "in " + netns + ": ") + r.error().message());
   return {};
 }
 
@@ -75,13 +76,13 @@ Status create_network(const LocalNetwork& net, const std::string& host_ip, int b
       const std::string veth = host_end(ns);
       if (auto s = ip({"netns", "add", ns}); !s.ok()) return s;
       made.namespaces.push_back(ns);
-      if (auto s = ip({"-n", ns, "link", "set", "lo", "up"}); !s.ok()) return s;
+      if (auto s = ip({"link", "set", "lo", "up"}, ns); !s.ok()) return s;
       if (auto s = ip({"link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns}); !s.ok()) return s;
       if (auto s = ip({"link", "set", veth, "master", net.bridge, "up"}); !s.ok()) return s;
       // Up before the address: an address given to a link that is down leaves IPv6 there without
       // its multicast route.
-      if (auto s = ip({"-n", ns, "link", "set", "eth0", "up"}); !s.ok()) return s;
-      if (auto s = ip({"-n", ns, "addr", "add", ips[i] + suffix, "dev", "eth0"}); !s.ok()) return s;
+      if (auto s = ip({"link", "set", "eth0", "up"}, ns); !s.ok()) return s;
+      if (auto s = ip({"addr", "add", ips[i] + suffix, "dev", "eth0"}, ns); !s.ok()) return s;
     }
     return {};
   };

@@ -236,7 +236,7 @@ int bench_failover_graceful() {
   const std::string other = "198.51.100.70";
   const std::string other_bytes = *resources::ip_bytes(other);
   std::vector<double> by_hand;
-  testing::ip({"-n", b.c.namespaces[0], "addr", "add", other + "/32", "dev", "eth0"});
+  testing::ip({"addr", "add", other + "/32", "dev", "eth0"}, b.c.namespaces[0]);
   for (int i = 0; i < 3; ++i) {
     const int from = i % 3;
     const int to = (i + 1) % 3;
@@ -246,8 +246,8 @@ int bench_failover_graceful() {
       if (l.name == "eth0") eth0 = l;
     }
     const auto start = Clock::now();
-    testing::ip({"-n", b.c.namespaces[from], "addr", "del", other + "/32", "dev", "eth0"});
-    testing::ip({"-n", b.c.namespaces[to], "addr", "add", other + "/32", "dev", "eth0"});
+    testing::ip({"addr", "del", other + "/32", "dev", "eth0"}, b.c.namespaces[from]);
+    testing::ip({"addr", "add", other + "/32", "dev", "eth0"}, b.c.namespaces[to]);
     (void)kernel->announce(eth0, other_bytes);
     while (ms_since(start) < 10000) {
       auto mac = b.watch.client_asks(20ms, other_bytes);

@@ -217,5 +217,21 @@ TEST_CASE("machined refuses plaintext on a non-loopback address", "[machined]") 
   CHECK_THAT(bad_flag.err, Catch::StartsWith("machined: unknown flag --listne"));
 }
 
+TEST_CASE("machined: a node that owns its host or shares it, not both; the VIP lease in whole seconds, at least 2", "[machined]") {
+  auto both = run({binary("COSI_MACHINED"), "--host-network", "--node-ip", "127.8.0.9", "--state-dir", "/tmp/cosi-never"}, in_seconds(10));
+  CHECK(both.status == 2);
+  CHECK_THAT(both.err, Catch::Contains("--host-network reads the node's addresses from its links; --node-ip"));
+  auto wildcard = run({binary("COSI_MACHINED"), "--listen", "0.0.0.0:50000", "--state-dir", "/tmp/cosi-never"}, in_seconds(10));
+  CHECK(wildcard.status == 2);
+  CHECK_THAT(wildcard.err, Catch::Contains("--listen is a wildcard"));
+  for (const char* ttl : {"1s", "2500ms", "soon"}) {
+    auto short_lease = run({binary("COSI_MACHINED"), "--listen", "127.8.0.9:50000", "--vip-lease-ttl", ttl, "--state-dir", "/tmp/cosi-never"},
+                           in_seconds(10));
+    CHECK(short_lease.status == 2);
+    CHECK_THAT(short_lease.err, Catch::Contains("--vip-lease-ttl"));
+  }
+  CHECK_FALSE(std::filesystem::exists("/tmp/cosi-never"));
+}
+
 }  // namespace
 }  // namespace cosi::testing

@@ -36,14 +36,14 @@ struct Pair {
   Pair() : a("cosi-nl-a-" + suffix()), b("cosi-nl-b-" + suffix()) {
     const std::string va = "vnla" + suffix(), vb = "vnlb" + suffix();
     ip({"link", "add", va, "netns", a.name, "type", "veth", "peer", "name", vb, "netns", b.name});
-    ip({"-n", a.name, "link", "set", va, "name", "eth0"});
-    ip({"-n", b.name, "link", "set", vb, "name", "eth0"});
+    ip({"link", "set", va, "name", "eth0"}, a.name);
+    ip({"link", "set", vb, "name", "eth0"}, b.name);
     for (const auto* ns : {&a, &b}) {
       const std::string last = ns == &a ? "10" : "11";
       // Up first: IPv6 addresses added to a link that is down leave it without its multicast route.
-      ip({"-n", ns->name, "link", "set", "eth0", "up"});
-      ip({"-n", ns->name, "addr", "add", "203.0.113." + last + "/27", "dev", "eth0"});
-      ip({"-n", ns->name, "addr", "add", std::string("2001:db8:113::") + (ns == &a ? "a" : "b") + "/64", "dev", "eth0", "nodad"});
+      ip({"link", "set", "eth0", "up"}, ns->name);
+      ip({"addr", "add", "203.0.113." + last + "/27", "dev", "eth0"}, ns->name);
+      ip({"addr", "add", std::string("2001:db8:113::") + (ns == &a ? "a" : "b") + "/64", "dev", "eth0", "nodad"}, ns->name);
     }
     kernel = in_netns(a.name, [] {
       auto k = controllers::LibnlKernel::open();
@@ -70,8 +70,7 @@ struct Pair {
   }
   // b's neighbour entry for `address`, as `ip neigh` prints it.
   std::string neighbour(const std::string& address) {
-    auto r = run({"ip", "-n", b.name, "neigh", "show", address, "dev", "eth0"}, in_seconds(5));
-    return r.out;
+    return ip({"neigh", "show", address, "dev", "eth0"}, b.name);
   }
 
   NetNs a, b;
@@ -100,8 +99,8 @@ TEST_CASE("the kernel: links and addresses of its namespace, and a notification 
   REQUIRE(p.kernel->add_address(vip(eth0, "203.0.113.5"), std::nullopt).ok());
   REQUIRE(eventually([&] { return changes > 0; }, in_seconds(5)));
   CHECK(p.has("203.0.113.5"));
-  auto shown = run({"ip", "-n", p.a.name, "addr", "show", "dev", "eth0"}, in_seconds(5));
-  CHECK(shown.out.find("inet 203.0.113.5/32") != std::string::npos);
+  auto shown = ip({"addr", "show", "dev", "eth0"}, p.a.name);
+  CHECK(shown.find("inet 203.0.113.5/32") != std::string::npos);
 
   const int before = changes;
   REQUIRE(p.kernel->remove_address(vip(eth0, "203.0.113.5")).ok());
@@ -116,8 +115,8 @@ TEST_CASE("the kernel: an address with a lifetime is refreshed by adding it agai
   const auto address = vip(eth0, "203.0.113.5");
   REQUIRE(p.kernel->add_address(address, 1s).ok());
   CHECK(p.has("203.0.113.5"));
-  auto shown = run({"ip", "-n", p.a.name, "addr", "show", "dev", "eth0"}, in_seconds(5));
-  CHECK(shown.out.find("valid_lft 1sec") != std::string::npos);
+  auto shown = ip({"addr", "show", "dev", "eth0"}, p.a.name);
+  CHECK(shown.find("valid_lft 1sec") != std::string::npos);
 
   // Refreshed every 500 ms for 2 s: still there, though each lifetime was 1 s.
   for (int i = 0; i < 4; ++i) {
@@ -156,7 +155,7 @@ TEST_CASE("the kernel: a gratuitous ARP reaches the segment and repoints a neigh
   const auto eth0 = p.link("eth0");
   REQUIRE(p.kernel->add_address(vip(eth0, "203.0.113.5"), std::nullopt).ok());
   // b last saw 203.0.113.5 at another node's MAC.
-  ip({"-n", p.b.name, "neigh", "replace", "203.0.113.5", "lladdr", "02:00:00:00:00:01", "dev", "eth0", "nud", "stale"});
+  ip({"neigh", "replace", "203.0.113.5", "lladdr", "02:00:00:00:00:01", "dev", "eth0", "nud", "stale"}, p.b.name);
   const int listener = arp_listener(p.b.name);
   REQUIRE(listener >= 0);
 
@@ -179,7 +178,7 @@ TEST_CASE("the kernel: a gratuitous ARP reaches the segment and repoints a neigh
 
   // IPv6: an unsolicited neighbour advertisement does the same.
   REQUIRE(p.kernel->add_address(vip(eth0, "2001:db8:113::5"), std::nullopt).ok());
-  ip({"-n", p.b.name, "neigh", "replace", "2001:db8:113::5", "lladdr", "02:00:00:00:00:01", "dev", "eth0", "nud", "stale"});
+  ip({"neigh", "replace", "2001:db8:113::5", "lladdr", "02:00:00:00:00:01", "dev", "eth0", "nud", "stale"}, p.b.name);
   REQUIRE(p.kernel->announce(eth0, *ip_bytes("2001:db8:113::5")).ok());
   REQUIRE(eventually([&] { return p.neighbour("2001:db8:113::5").find(mac) != std::string::npos; }, in_seconds(5)));
 }

@@ -5,7 +5,7 @@
 //
 //   skip_unless_root();                              // at the top of a test binary: exit 77 (SKIP)
 //   NetNs a("cosi-nl-a");
-//   ip({"-n", a.name, "addr", "add", "203.0.113.10/27", "dev", "eth0"});
+//   ip({"addr", "add", "203.0.113.10/27", "dev", "eth0"}, a.name);
 //   auto fd = in_netns(a.name, [] { return socket(AF_PACKET, SOCK_DGRAM, 0); });
 #pragma once
 
@@ -21,19 +21,18 @@
 #include <vector>
 
 #include "cmd/common/netns.h"
+#include "cmd/common/spawn.h"
 #include "test/support/process.h"
 
 namespace cosi::testing {
 
-// Runs `ip` with `args`; throws (failing the test) if it fails.
-inline void ip(std::vector<std::string> args) {
+// Runs `ip ARGS` (in the namespace `netns` when one is named) and returns what it printed;
+// throws (failing the test) if it fails.
+inline std::string ip(std::vector<std::string> args, const std::string& netns = "") {
   args.insert(args.begin(), "ip");
-  auto r = run(args, in_seconds(10));
-  if (r.status != 0) {
-    std::string line;
-    for (const auto& a : args) line += a + " ";
-    throw std::runtime_error(line + "failed: " + r.err);
-  }
+  auto r = cmd::run_command(args, std::chrono::seconds(10), netns);
+  if (!r.ok()) throw std::runtime_error((netns.empty() ? "" : "in " + netns + ": ") + r.error().message());
+  return *r;
 }
 
 // Runs `fn` on a thread inside the namespace `name` and returns what it returns.
@@ -57,7 +56,7 @@ struct NetNs {
   explicit NetNs(std::string name) : name(std::move(name)) {
     (void)run({"ip", "netns", "del", this->name}, in_seconds(10));  // one a crashed run left
     ip({"netns", "add", this->name});
-    ip({"-n", this->name, "link", "set", "lo", "up"});
+    ip({"link", "set", "lo", "up"}, this->name);
   }
   ~NetNs() {
     for (pid_t pid : cmd::pids_in_netns(name)) kill(pid, SIGKILL);

@@ -43,8 +43,8 @@ class VipWatch {
     const std::string veth = "vcl" + std::to_string(getpid() % 100000);
     ip({"link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", client_.name});
     ip({"link", "set", veth, "master", bridge, "up"});
-    ip({"-n", client_.name, "link", "set", "eth0", "up"});
-    ip({"-n", client_.name, "addr", "add", client_ip + "/" + std::to_string(bits), "dev", "eth0"});
+    ip({"link", "set", "eth0", "up"}, client_.name);
+    ip({"addr", "add", client_ip + "/" + std::to_string(bits), "dev", "eth0"}, client_.name);
     client_ip_ = *resources::ip_bytes(client_ip);
     for (const auto& ns : namespaces_) {
       kernels_.push_back(in_netns(ns, [] {
@@ -125,9 +125,9 @@ class VipWatch {
 
   // The MAC the client's neighbour table has for the VIP ("" when none).
   std::string client_neighbour() {
-    auto r = run({"ip", "-n", client_.name, "neigh", "show", resources::ip_text(vip_), "dev", "eth0"}, in_seconds(5));
-    const auto at = r.out.find("lladdr ");
-    return at == std::string::npos ? "" : r.out.substr(at + 7, 17);
+    const auto out = ip({"neigh", "show", resources::ip_text(vip_), "dev", "eth0"}, client_.name);
+    const auto at = out.find("lladdr ");
+    return at == std::string::npos ? "" : out.substr(at + 7, 17);
   }
 
   // Samples so far, and the milliseconds during which two namespaces had the VIP at once.
