@@ -56,7 +56,12 @@ struct NetNs {
   explicit NetNs(std::string name) : name(std::move(name)) {
     (void)run({"ip", "netns", "del", this->name}, in_seconds(10));  // one a crashed run left
     ip({"netns", "add", this->name});
-    ip({"link", "set", "lo", "up"}, this->name);
+    try {
+      ip({"link", "set", "lo", "up"}, this->name);
+    } catch (...) {
+      (void)run({"ip", "netns", "del", this->name}, in_seconds(10));  // no destructor runs for a constructor that throws
+      throw;
+    }
   }
   ~NetNs() {
     for (pid_t pid : cmd::pids_in_netns(name)) kill(pid, SIGKILL);
