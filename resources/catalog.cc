@@ -60,6 +60,8 @@ std::vector<ResourceDefinitionInput> inputs() {
           {{"Hosts", "{.endpoints[*].host}"}, {"Ports", "{.endpoints[*].port}"}}),
       def(kKubePrismConfigType, kK8sNamespace, {{"Host", "{.host}"}, {"Port", "{.port}"}, {"Endpoints", "{.endpoints}"}}),
       def(kKubePrismStatusType, kK8sNamespace, {{"HOST", "{.host}"}, {"HEALTHY", "{.healthy}"}}),
+      def(kKubePrismUpstreamType, kK8sNamespace,
+          {{"Healthy", "{.healthy}"}, {"Latency", "{.latency}"}, {"Active", "{.activeConnections}"}}),
       def(kMachineConfigType, kConfigNamespace, {}, sensitive),
       def(kApiCertificatesType, kSecretsNamespace, {}, sensitive),
       def(kEtcdCertsType, kSecretsNamespace, {}, sensitive),
@@ -121,6 +123,7 @@ void register_types(ResourceTypes& types) {
   types.add<KubePrismEndpointsSpec>(kKubePrismEndpointsType);
   types.add<KubePrismConfigSpec>(kKubePrismConfigType);
   types.add<KubePrismStatusesSpec>(kKubePrismStatusType);
+  types.add<KubePrismUpstreamSpec>(kKubePrismUpstreamType);
   types.add<MachineConfigSpec>(kMachineConfigType);
   types.add<ApiCertificatesSpec>(kApiCertificatesType);
   types.add<EtcdCertsSpec>(kEtcdCertsType);

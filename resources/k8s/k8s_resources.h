@@ -1,5 +1,6 @@
-// The k8s namespace's resources: KubePrism's endpoints, configuration and status; and in the
-// controlplane namespace the control planes' addresses (Endpoints "discovery").
+// The k8s namespace's resources: KubePrism's endpoints, configuration and status, and ours, one
+// KubePrismUpstreams per upstream; and in the controlplane namespace the control planes'
+// addresses (Endpoints "discovery").
 #pragma once
 
 #include <string_view>
@@ -19,6 +20,7 @@ inline constexpr std::string_view kDiscoveredEndpointsId = "discovery";
 inline constexpr std::string_view kKubePrismEndpointsType = "KubePrismEndpoints.kubernetes.talos.dev";
 inline constexpr std::string_view kKubePrismConfigType = "KubePrismConfigs.kubernetes.talos.dev";
 inline constexpr std::string_view kKubePrismStatusType = "KubePrismStatuses.kubernetes.talos.dev";
+inline constexpr std::string_view kKubePrismUpstreamType = "KubePrismUpstreams.kubernetes.talos.dev";
 
 inline constexpr std::string_view kKubePrismEndpointsId = "k8s-cluster";
 inline constexpr std::string_view kKubePrismConfigId = "k8s-loadbalancer-config";
@@ -28,6 +30,7 @@ using EndpointSpec = ::talos::resource::definitions::k8s::EndpointSpec;
 using KubePrismEndpointsSpec = ::talos::resource::definitions::k8s::KubePrismEndpointsSpec;
 using KubePrismConfigSpec = ::talos::resource::definitions::k8s::KubePrismConfigSpec;
 using KubePrismStatusesSpec = ::talos::resource::definitions::k8s::KubePrismStatusesSpec;
+using KubePrismUpstreamSpec = ::talos::resource::definitions::k8s::KubePrismUpstreamSpec;
 
 }  // namespace cosi::resources
 
@@ -35,3 +38,4 @@ COSI_TALOS_YAML(::talos::resource::definitions::k8s::EndpointSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::k8s::KubePrismEndpointsSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::k8s::KubePrismConfigSpec);
 COSI_TALOS_YAML(::talos::resource::definitions::k8s::KubePrismStatusesSpec);
+COSI_TALOS_YAML(::talos::resource::definitions::k8s::KubePrismUpstreamSpec);
