@@ -1,0 +1,289 @@
+// KubePrism's load balancer with real sockets on loopback (127.33.0.x): in-process TCP echo
+// servers as upstreams, real clients. Bytes both ways and half-close; a dead upstream costs no
+// client connection and shows unhealthy within 2 s; with every upstream down a client gets a
+// clean close within the dial deadline times the upstreams; a restarted upstream is used again;
+// a long-lived connection keeps flowing while the upstreams change; a slow upstream (accepts,
+// never answers) holds up nobody else; past the connection bound clients are closed at once.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include "controllers/k8s/load_balancer/load_balancer.h"
+#include "test/support/eventually.h"
+#include "test/support/process.h"
+
+namespace cosi::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using controllers::LoadBalancer;
+
+sockaddr_in address_of(const std::string& ip, int port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, ip.c_str(), &a.sin_addr);
+  return a;
+}
+
+// A TCP server on ip:port: echoes what it reads until EOF, then closes; or, `silent`, accepts
+// and never answers.
+class EchoServer {
+ public:
+  EchoServer(std::string ip, int port, bool silent = false) : ip_(std::move(ip)), port_(port), silent_(silent) { start(); }
+  ~EchoServer() { stop(); }
+
+  void start() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    auto a = address_of(ip_, port_);
+    REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(listen(fd_, 128) == 0);
+    stopping_ = false;
+    acceptor_ = std::thread([this] { accept_loop(); });
+  }
+  void stop() {
+    if (fd_ < 0) return;
+    stopping_ = true;
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    fd_ = -1;
+    acceptor_.join();
+    std::lock_guard lock(mu_);
+    for (int c : clients_) shutdown(c, SHUT_RDWR);
+    for (auto& t : workers_) t.join();
+    for (int c : clients_) close(c);
+    clients_.clear();
+    workers_.clear();
+  }
+  std::string address() const { return ip_ + ":" + std::to_string(port_); }
+  int accepted() const { return accepted_; }
+
+ private:
+  void accept_loop() {
+    while (!stopping_) {
+      const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) return;
+      ++accepted_;
+      std::lock_guard lock(mu_);
+      clients_.push_back(c);
+      if (silent_) continue;
+      workers_.emplace_back([c] {
+        char buf[4096];
+        while (true) {
+          const ssize_t n = read(c, buf, sizeof buf);
+          if (n <= 0) break;
+          if (write(c, buf, static_cast<size_t>(n)) != n) break;
+        }
+        shutdown(c, SHUT_WR);
+      });
+    }
+  }
+
+  const std::string ip_;
+  const int port_;
+  const bool silent_;
+  int fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> accepted_{0};
+  std::thread acceptor_;
+  std::mutex mu_;
+  std::vector<int> clients_;
+  std::list<std::thread> workers_;
+};
+
+// A client connection to the balancer; reads and writes with a deadline.
+struct Client {
+  explicit Client(int port) {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    auto a = address_of("127.33.0.1", port);
+    connected = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    const timeval deadline{3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof deadline);
+  }
+  ~Client() { close(fd); }
+  bool send(const std::string& s) const { return write(fd, s.data(), s.size()) == static_cast<ssize_t>(s.size()); }
+  // Up to `n` bytes; "" at EOF; nullopt on a timeout or error.
+  std::optional<std::string> receive(size_t n) const {
+    std::string out(n, '\0');
+    const ssize_t got = read(fd, out.data(), n);
+    if (got < 0) return std::nullopt;
+    out.resize(static_cast<size_t>(got));
+    return out;
+  }
+  // A whole exchange: `s` out, the same back.
+  bool echoes(const std::string& s) const {
+    if (!send(s)) return false;
+    std::string back;
+    while (back.size() < s.size()) {
+      auto part = receive(s.size() - back.size());
+      if (!part || part->empty()) return false;
+      back += *part;
+    }
+    return back == s;
+  }
+  int fd = -1;
+  bool connected = false;
+};
+
+// What the balancer logged, from its thread.
+struct Logged {
+  bool contains(const std::string& message) {
+    std::lock_guard lock(mu);
+    return std::find(messages.begin(), messages.end(), message) != messages.end();
+  }
+  std::mutex mu;
+  std::vector<std::string> messages;  // guarded by mu
+};
+
+std::unique_ptr<LoadBalancer> balancer(int port, std::vector<std::string> upstreams, int max_connections = 8192,
+                                       Logged* logged = nullptr) {
+  Logger log;
+  if (logged != nullptr) {
+    log = Logger([logged](const LogRecord& r) {
+      std::lock_guard lock(logged->mu);
+      logged->messages.push_back(r.message);
+    });
+  }
+  auto lb = LoadBalancer::start({.host = "127.33.0.1", .port = port, .max_connections = max_connections, .log = log});
+  REQUIRE(lb.ok());
+  (*lb)->set_upstreams(upstreams);
+  return std::move(*lb);
+}
+
+bool healthy(const LoadBalancer& lb, const std::string& address) {
+  for (const auto& u : lb.upstreams()) {
+    if (u.address == address) return u.healthy;
+  }
+  return false;
+}
+
+TEST_CASE("load balancer: bytes both ways, and a half-close passed on", "[kubeprism]") {
+  EchoServer a("127.33.0.10", 16443);
+  auto lb = balancer(17445, {a.address()});
+  Client c(17445);
+  REQUIRE(c.connected);
+  CHECK(c.echoes("hello"));
+  const std::string big(1 << 20, 'x');  // more than one buffer's worth, both ways
+  CHECK(c.echoes(big));
+  // The client stops writing: the upstream sees EOF, echoes what it had and closes; the client
+  // reads it all, then EOF.
+  REQUIRE(c.send("last words"));
+  shutdown(c.fd, SHUT_WR);
+  auto tail = c.receive(64);
+  REQUIRE(tail);
+  CHECK(*tail == "last words");
+  auto eof = c.receive(64);
+  REQUIRE(eof);
+  CHECK(eof->empty());
+  CHECK(eventually([&] { return lb->connections() == 0; }, in_seconds(5)));
+}
+
+TEST_CASE("load balancer: a dead upstream costs no client connection, and shows unhealthy", "[kubeprism]") {
+  EchoServer a("127.33.0.10", 16443);
+  EchoServer b("127.33.0.11", 16443);
+  auto lb = balancer(17446, {"127.33.0.12:16443", a.address(), b.address()});  // .12: nobody listens
+  REQUIRE(eventually([&] { return healthy(*lb, a.address()) && healthy(*lb, b.address()); }, in_seconds(5)));
+  CHECK_FALSE(healthy(*lb, "127.33.0.12:16443"));
+
+  // One upstream goes away in the middle of the load.
+  int failed = 0;
+  for (int i = 0; i < 400; ++i) {
+    if (i == 100) a.stop();
+    Client c(17446);
+    if (!c.connected || !c.echoes("ping " + std::to_string(i))) ++failed;
+  }
+  CHECK(failed == 0);
+  const auto killed = Clock::now();
+  REQUIRE(eventually([&] { return !healthy(*lb, a.address()); }, in_seconds(5)));
+  CHECK(Clock::now() - killed < 2s);
+
+  // Back: used again once two checks in a row pass.
+  a.start();
+  REQUIRE(eventually([&] { return healthy(*lb, a.address()); }, in_seconds(5)));
+  const int before = a.accepted();
+  std::vector<std::unique_ptr<Client>> held;  // least active first: new clients spread to it
+  for (int i = 0; i < 6; ++i) {
+    held.push_back(std::make_unique<Client>(17446));
+    CHECK(held.back()->echoes("x"));
+  }
+  CHECK(a.accepted() > before);
+}
+
+TEST_CASE("load balancer: with every upstream down, a clean close within the dial deadlines", "[kubeprism]") {
+  auto lb = balancer(17447, {"127.33.0.12:16443", "127.33.0.13:16443", "127.33.0.14:16443"});
+  const auto start = Clock::now();
+  Client c(17447);
+  REQUIRE(c.connected);  // the balancer accepts, then finds nobody
+  auto got = c.receive(16);
+  REQUIRE(got);           // not a timeout
+  CHECK(got->empty());    // EOF
+  CHECK(Clock::now() - start < 3 * 250ms + 500ms);
+}
+
+TEST_CASE("load balancer: a long-lived connection keeps flowing while the upstreams change", "[kubeprism]") {
+  EchoServer a("127.33.0.10", 16443);
+  EchoServer b("127.33.0.11", 16443);
+  auto lb = balancer(17448, {a.address()});
+  Client c(17448);
+  REQUIRE(c.echoes("before"));
+  lb->set_upstreams({b.address()});
+  CHECK(c.echoes("after"));
+  Client d(17448);
+  CHECK(d.echoes("new"));
+  a.stop();  // c went through a, d through b
+  CHECK(d.echoes("still"));
+  CHECK_FALSE(c.echoes("gone"));
+}
+
+TEST_CASE("load balancer: a slow upstream holds up nobody else", "[kubeprism]") {
+  EchoServer slow("127.33.0.10", 16443, true);
+  EchoServer b("127.33.0.11", 16443);
+  auto lb = balancer(17449, {slow.address(), b.address()});
+  REQUIRE(eventually([&] { return healthy(*lb, slow.address()) && healthy(*lb, b.address()); }, in_seconds(5)));
+  Client stuck(17449);  // to the slow one (first, least active): its bytes go nowhere
+  REQUIRE(stuck.send("anyone?"));
+  auto active = [&](const std::string& address) {
+    for (const auto& u : lb->upstreams()) {
+      if (u.address == address) return u.active;
+    }
+    return -1;
+  };
+  REQUIRE(eventually([&] { return active(slow.address()) == 1; }, in_seconds(5)));
+  for (int i = 0; i < 20; ++i) {
+    {
+      Client c(17449);  // to b: the slow one has a connection already
+      CHECK(c.echoes("quick"));
+    }
+    REQUIRE(eventually([&] { return active(b.address()) == 0; }, in_seconds(5)));
+  }
+  CHECK(active(slow.address()) == 1);
+}
+
+TEST_CASE("load balancer: past its connection bound, clients are closed at once and the log says so", "[kubeprism]") {
+  EchoServer a("127.33.0.10", 16443);
+  Logged logged;
+  auto lb = balancer(17450, {a.address()}, 2, &logged);
+  Client one(17450), two(17450);
+  REQUIRE(one.echoes("1"));
+  REQUIRE(two.echoes("2"));
+  Client three(17450);
+  auto got = three.receive(8);
+  REQUIRE(got);
+  CHECK(got->empty());
+  CHECK(eventually([&] { return logged.contains("KubePrism connection limit reached: new clients are closed"); }, in_seconds(2)));
+}
+
+}  // namespace
+}  // namespace cosi::testing
