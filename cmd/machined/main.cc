@@ -51,6 +51,9 @@
 #include "controllers/etcd/etcd_controller.h"
 #include "controllers/etcd/etcd_spec_controller.h"
 #include "controllers/etcd/etcd_status_controller.h"
+#include "controllers/k8s/kubeprism_config_controller.h"
+#include "controllers/k8s/kubeprism_controller.h"
+#include "controllers/k8s/kubeprism_endpoints_controller.h"
 #include "controllers/network/address_spec_controller.h"
 #include "controllers/network/address_status_controller.h"
 #include "controllers/network/etcd_vip_election.h"
@@ -210,6 +213,11 @@ int run(const Options& o, char** argv) {
       controllers::VIPOperatorOptions{.lease_ttl = std::chrono::duration_cast<std::chrono::seconds>(*vip_lease_ttl)});
   auto* vip_operator = vip.get();
   network_controllers.push_back(std::move(vip));
+  // KubePrism: 127.0.0.1 on a host the node owns; where nodes share the host's loopback, each
+  // listens on its own address.
+  network_controllers.push_back(std::make_unique<controllers::KubePrismEndpointsController>());
+  network_controllers.push_back(std::make_unique<controllers::KubePrismConfigController>(o.host_network ? "127.0.0.1" : node_ip));
+  network_controllers.push_back(std::make_unique<controllers::KubePrismController>());
   for (auto& c : network_controllers) {
     if (auto s = runtime.add(std::move(c)); !s.ok()) return fail(s.error().to_string());
   }
