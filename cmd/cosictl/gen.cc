@@ -79,6 +79,9 @@ std::string machine_config(const pki::SecretsBundle& s, const GenConfigOptions& 
   out << YAML::Key << "controlPlane" << YAML::Value << YAML::BeginMap << YAML::Key << "endpoint" << YAML::Value
       << o.endpoint << YAML::EndMap;
   out << YAML::Key << "clusterName" << YAML::Value << o.cluster_name;
+  // The Kubernetes CA: its key only where the API server runs.
+  out << YAML::Key << "ca" << YAML::Value << YAML::BeginMap << YAML::Key << "crt" << YAML::Value << base64_encode(s.k8s.crt)
+      << YAML::Key << "key" << YAML::Value << (cp ? base64_encode(s.k8s.key) : std::string()) << YAML::EndMap;
   out << YAML::Key << "discovery" << YAML::Value << YAML::BeginMap;
   // We never dial out by default: discovery runs only against an endpoint the user names.
   out << YAML::Key << "enabled" << YAML::Value << !o.discovery_endpoint.empty();

@@ -9,11 +9,11 @@
 
 namespace cosi::machined {
 
-Result<std::unique_ptr<controllers::EtcdProcess>> ChildProcess::start(const std::vector<std::string>& argv,
+Result<std::unique_ptr<controllers::Process>> ChildProcess::start(const std::vector<std::string>& argv,
                                                                       const std::string& log_path) {
   auto pid = cmd::spawn_logged(argv, log_path, cmd::Session::kSame);
   if (!pid.ok()) return pid.error();
-  return std::unique_ptr<controllers::EtcdProcess>(new ChildProcess(*pid));
+  return std::unique_ptr<controllers::Process>(new ChildProcess(*pid));
 }
 
 Status ChildProcess::run(const std::vector<std::string>& argv, const std::string& log_path, std::chrono::milliseconds deadline) {

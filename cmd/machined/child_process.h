@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "controllers/etcd/etcd_process.h"
+#include "controllers/common/process.h"
 
 namespace cosi::machined {
 
-class ChildProcess final : public controllers::EtcdProcess {
+class ChildProcess final : public controllers::Process {
  public:
-  static Result<std::unique_ptr<controllers::EtcdProcess>> start(const std::vector<std::string>& argv, const std::string& log_path);
+  static Result<std::unique_ptr<controllers::Process>> start(const std::vector<std::string>& argv, const std::string& log_path);
   // Runs to completion within `deadline` (killed after it): kDeadlineExceeded, or an error
   // naming the exit status.
   static Status run(const std::vector<std::string>& argv, const std::string& log_path, std::chrono::milliseconds deadline);

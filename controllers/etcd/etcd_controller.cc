@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "controllers/common/files.h"
 #include "resources/etcd/etcd_resources.h"
 #include "resources/v1alpha1/v1alpha1_resources.h"
 
@@ -26,25 +27,6 @@ constexpr auto kPromotePoll = 50ms;
 constexpr auto kAbandonedLearner = 30s;
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
-
-// Writes `content` to `path` unless it is already there (etcd reads the files as it goes).
-Status write_if_changed(const fs::path& path, const std::string& content) {
-  std::ifstream in(path);
-  std::stringstream current;
-  current << in.rdbuf();
-  if (in.good() && current.str() == content) return {};
-  const fs::path temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << content;
-    if (!out.good()) return Error(ErrorKind::kInternal, "cannot write " + temp.string());
-  }
-  fs::permissions(temp, fs::perms::owner_read | fs::perms::owner_write);
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) return Error(ErrorKind::kInternal, "cannot write " + path.string() + ": " + ec.message());
-  return {};
-}
 
 }  // namespace
 

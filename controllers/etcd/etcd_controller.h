@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "controllers/etcd/etcd_client.h"
-#include "controllers/etcd/etcd_process.h"
+#include "controllers/common/process.h"
 #include "controllers/etcd/etcd_view.h"
 #include "runtime/controller/context.h"
 #include "runtime/controller/controller.h"
@@ -41,7 +41,7 @@ struct EtcdControllerOptions {
 
 class EtcdController final : public Controller {
  public:
-  EtcdController(EtcdControllerOptions options, EtcdLauncher launcher, EtcdClientFactory clients, CommandRunner runner = {})
+  EtcdController(EtcdControllerOptions options, ProcessLauncher launcher, EtcdClientFactory clients, CommandRunner runner = {})
       : options_(std::move(options)), launcher_(std::move(launcher)), clients_(std::move(clients)), runner_(std::move(runner)) {}
 
   std::string name() const override { return "etcd.EtcdController"; }
@@ -100,14 +100,14 @@ class EtcdController final : public Controller {
   void publish_service(ControllerContext& ctx);
 
   const EtcdControllerOptions options_;
-  const EtcdLauncher launcher_;
+  const ProcessLauncher launcher_;
   const EtcdClientFactory clients_;
   const CommandRunner runner_;
 
   mutable std::mutex mu_;
   std::shared_ptr<const EtcdView> view_;
   ControllerContext::Waker waker_;
-  std::unique_ptr<EtcdProcess> process_;
+  std::unique_ptr<Process> process_;
   bool bootstrap_requested_ = false;
   bool restore_requested_ = false;
   bool left_ = false;

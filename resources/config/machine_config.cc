@@ -48,6 +48,9 @@ const std::set<std::string_view>& acted_on() {
       "machine.features.kubePrism",
       "machine.features.kubePrism.enabled",
       "machine.features.kubePrism.port",
+      "cluster.ca",
+      "cluster.ca.crt",
+      "cluster.ca.key",
       "cluster",
       "cluster.clusterName",
       "cluster.id",
@@ -419,6 +422,7 @@ Result<MachineConfig> read_config(const YAML::Node& doc, std::vector<std::string
     }
   }
 
+  COSI_TRY_ASSIGN(c.kubernetes_ca, read_ca(at(cluster, "ca"), "cluster.ca"));
   const YAML::Node etcd = at(cluster, "etcd");
   COSI_TRY_ASSIGN(c.etcd.ca, read_ca(at(etcd, "ca"), "cluster.etcd.ca"));
   COSI_TRY_ASSIGN(c.etcd.advertised_subnets, read_cidrs(at(etcd, "advertisedSubnets"), "cluster.etcd.advertisedSubnets", true));

@@ -71,6 +71,7 @@ struct MachineConfig {
   std::string cluster_id;
   std::string cluster_secret;
   Url control_plane_endpoint;
+  CertificateAndKey kubernetes_ca;  // cluster.ca: the key only in control-plane configs
   bool discovery_enabled = false;
   bool discovery_service_disabled = false;
   std::string discovery_service_endpoint;  // empty: no discovery client (we never dial out by default)

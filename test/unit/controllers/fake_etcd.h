@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "controllers/etcd/etcd_client.h"
-#include "controllers/etcd/etcd_process.h"
+#include "controllers/common/process.h"
 
 namespace cosi::testing {
 
@@ -65,8 +65,8 @@ class FakeEtcd {
   }
 
   // Starting etcd makes the member with that peer URL answer at its client URL, under its name.
-  controllers::EtcdLauncher launcher() {
-    return [this](const std::vector<std::string>& argv, const std::string&) -> Result<std::unique_ptr<controllers::EtcdProcess>> {
+  controllers::ProcessLauncher launcher() {
+    return [this](const std::vector<std::string>& argv, const std::string&) -> Result<std::unique_ptr<controllers::Process>> {
       std::lock_guard lock(mu_);
       launches_.push_back(argv);
       const std::string name = flag(argv, "--name");
@@ -83,7 +83,7 @@ class FakeEtcd {
         it->client_urls = {client_url};
       }
       up_.insert(client_url.substr(client_url.find("://") + 3));
-      return std::unique_ptr<controllers::EtcdProcess>(std::make_unique<Process>(static_cast<int>(1000 + launches_.size())));
+      return std::unique_ptr<controllers::Process>(std::make_unique<Process>(static_cast<int>(1000 + launches_.size())));
     };
   }
 
@@ -95,7 +95,7 @@ class FakeEtcd {
     return "";
   }
 
-  class Process final : public controllers::EtcdProcess {
+  class Process final : public controllers::Process {
    public:
     explicit Process(int pid) : pid_(pid) {}
     bool running() override { return true; }

@@ -1,6 +1,6 @@
-// How the etcd controller runs etcd: a child process it starts with arguments and a log file,
-// asks whether it still runs, and stops. machined injects the real one (fork/exec, SIGTERM
-// then SIGKILL); unit tests a fake.
+// How a controller runs a program of its own (etcd, the API server stand-in): a child process
+// it starts with arguments and a log file, asks whether it still runs, and stops. machined
+// injects the real one (fork/exec, SIGTERM then SIGKILL); unit tests a fake.
 #pragma once
 
 #include <chrono>
@@ -13,9 +13,9 @@
 
 namespace cosi::controllers {
 
-class EtcdProcess {
+class Process {
  public:
-  virtual ~EtcdProcess() = default;  // stops it (SIGTERM, then SIGKILL)
+  virtual ~Process() = default;  // stops it (SIGTERM, then SIGKILL)
   virtual bool running() = 0;
   virtual int pid() const = 0;
 };
@@ -25,7 +25,7 @@ class EtcdProcess {
 using CommandRunner = std::function<Status(const std::vector<std::string>& argv, const std::string& log_path,
                                            std::chrono::milliseconds deadline)>;
 
-using EtcdLauncher =
-    std::function<Result<std::unique_ptr<EtcdProcess>>(const std::vector<std::string>& argv, const std::string& log_path)>;
+using ProcessLauncher =
+    std::function<Result<std::unique_ptr<Process>>(const std::vector<std::string>& argv, const std::string& log_path)>;
 
 }  // namespace cosi::controllers
