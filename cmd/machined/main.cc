@@ -51,6 +51,7 @@
 #include "controllers/etcd/etcd_controller.h"
 #include "controllers/etcd/etcd_spec_controller.h"
 #include "controllers/etcd/etcd_status_controller.h"
+#include "controllers/k8s/apiserver_stand_in_controller.h"
 #include "controllers/k8s/kubeprism_config_controller.h"
 #include "controllers/k8s/kubeprism_controller.h"
 #include "controllers/k8s/kubeprism_endpoints_controller.h"
@@ -87,6 +88,7 @@ struct Options {
   std::string etcd_binary = "etcd";
   std::string vip_lease_ttl = "2s";
   bool host_network = false;
+  bool apiserver_stand_in = false;
   bool insecure_dev = false;
   bool leave = false;
   bool help = false;
@@ -218,6 +220,11 @@ int run(const Options& o, char** argv) {
   network_controllers.push_back(std::make_unique<controllers::KubePrismEndpointsController>());
   network_controllers.push_back(std::make_unique<controllers::KubePrismConfigController>(o.host_network ? "127.0.0.1" : node_ip));
   network_controllers.push_back(std::make_unique<controllers::KubePrismController>());
+  if (o.apiserver_stand_in) {
+    network_controllers.push_back(std::make_unique<controllers::APIServerStandInController>(
+        controllers::APIServerStandInOptions{.state_dir = o.state_dir, .listen_host = o.host_network ? "" : node_ip},
+        machined::ChildProcess::start));
+  }
   for (auto& c : network_controllers) {
     if (auto s = runtime.add(std::move(c)); !s.ok()) return fail(s.error().to_string());
   }
@@ -356,6 +363,8 @@ int main(int argc, char** argv) {
   flags.value("etcd-binary", 0, &o.etcd_binary, "the etcd server control planes run (default: etcd from PATH)");
   flags.value("vip-lease-ttl", 0, &o.vip_lease_ttl,
               "the etcd lease of a shared VIP's election: a holder that dies is replaced within about this long (default 2s)");
+  flags.boolean("apiserver-stand-in", 0, &o.apiserver_stand_in,
+                "on a control plane, serve the API server stand-in (nginx, not Kubernetes) on :6443 for KubePrism to balance");
   flags.boolean("host-network", 0, &o.host_network,
                 "the node owns this host (or network namespace): addresses from its links, shared VIPs on them");
   flags.boolean("leave", 0, &o.leave, "at stop, delete this node's discovery affiliate so peers drop it at once");

@@ -32,7 +32,7 @@ bool contains(const std::string& haystack, const char* needle) { return haystack
 
 std::vector<Input> EtcdController::inputs() const { return etcd_view_inputs(); }
 
-std::vector<Output> EtcdController::outputs() const { return {{kEtcdMemberType}, {kServiceType}}; }
+std::vector<Output> EtcdController::outputs() const { return {{kEtcdMemberType}, {kServiceType, OutputKind::kShared}}; }
 
 std::string EtcdController::data_dir() const { return options_.state_dir + "/etcd/data"; }
 std::string EtcdController::pki_dir() const { return options_.state_dir + "/etcd/pki"; }
