@@ -12,6 +12,10 @@ packages=(
   etcd-server etcd-client iproute2 nginx
 )
 
+# kubectl: Debian's kubernetes-client, only where none is on PATH (a machine may carry another
+# kubectl that owns /usr/bin/kubectl).
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,4 +28,16 @@ sudo=""
 if [[ $(id -u) != 0 ]]; then sudo="sudo"; fi
 echo "install-deps: installing ${missing[*]}"
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Server packages (nginx) start a default instance of their own on install; we run only ours:
+# invoke-rc.d is told not to start anything while we install.
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+  $sudo chmod +x "$policy"
+  made_policy=1
+fi
+status=0
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
+((made_policy)) && $sudo rm -f "$policy"
+exit "$status"

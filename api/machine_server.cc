@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "api/status.h"
+#include "api/tar_gz.h"
 
 namespace cosi::api {
 
@@ -244,6 +245,41 @@ class FileStream final : public grpc::ServerWriteReactor<common::Data> {
   common::Data message_;
 };
 
+// Streams bytes held in memory, a megabyte a message.
+class BytesStream final : public grpc::ServerWriteReactor<common::Data> {
+ public:
+  BytesStream(std::string bytes, grpc::Status early) : bytes_(std::move(bytes)) {
+    if (!early.ok()) {
+      Finish(early);
+      return;
+    }
+    next();
+  }
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+      return;
+    }
+    next();
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  void next() {
+    if (at_ >= bytes_.size()) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    const size_t n = std::min<size_t>(1 << 20, bytes_.size() - at_);
+    message_.set_bytes(bytes_.substr(at_, n));
+    at_ += n;
+    StartWrite(&message_);
+  }
+  std::string bytes_;
+  size_t at_ = 0;
+  common::Data message_;
+};
+
 // Appends every message's bytes to a file; answers once the client has sent everything.
 class UploadSink final : public grpc::ServerReadReactor<common::Data> {
  public:
@@ -289,6 +325,13 @@ grpc::ServerWriteReactor<common::Data>* MachineServer::EtcdSnapshot(grpc::Callba
   auto path = etcd_->snapshot();
   if (!path.ok()) return new FileStream("", fail(ctx, path.error()));
   return new FileStream(*path, grpc::Status::OK);
+}
+
+grpc::ServerWriteReactor<common::Data>* MachineServer::Kubeconfig(grpc::CallbackServerContext* ctx, const google::protobuf::Empty*) {
+  if (kubeconfig_ == nullptr) return new BytesStream("", grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this node hands out no kubeconfig"));
+  auto yaml = kubeconfig_->kubeconfig();
+  if (!yaml.ok()) return new BytesStream("", fail(ctx, yaml.error()));
+  return new BytesStream(tar_gz({{"kubeconfig", *yaml}}), grpc::Status::OK);
 }
 
 grpc::ServerReadReactor<common::Data>* MachineServer::EtcdRecover(grpc::CallbackServerContext* ctx,

@@ -77,12 +77,19 @@ class EtcdOperator {
   virtual Result<machine::EtcdMemberStatus> status() = 0;
 };
 
+// The admin kubeconfig a control plane hands out (signed with the Kubernetes CA of its config).
+class KubeconfigIssuer {
+ public:
+  virtual ~KubeconfigIssuer() = default;
+  virtual Result<std::string> kubeconfig() = 0;
+};
+
 class MachineServer final : public machine::MachineService::CallbackService {
  public:
   // `applier` and `resetter` may be null: their calls are then UNIMPLEMENTED.
   explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr, NodeResetter* resetter = nullptr,
-                         EtcdOperator* etcd = nullptr)
-      : node_(std::move(node)), applier_(applier), resetter_(resetter), etcd_(etcd) {}
+                         EtcdOperator* etcd = nullptr, KubeconfigIssuer* kubeconfig = nullptr)
+      : node_(std::move(node)), applier_(applier), resetter_(resetter), etcd_(etcd), kubeconfig_(kubeconfig) {}
 
   grpc::ServerUnaryReactor* Version(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                     machine::VersionResponse* resp) override;
@@ -107,6 +114,7 @@ class MachineServer final : public machine::MachineService::CallbackService {
                                             machine::EtcdAlarmDisarmResponse* resp) override;
   grpc::ServerUnaryReactor* EtcdDefragment(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                            machine::EtcdDefragmentResponse* resp) override;
+  grpc::ServerWriteReactor<common::Data>* Kubeconfig(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req) override;
   grpc::ServerWriteReactor<common::Data>* EtcdSnapshot(grpc::CallbackServerContext* ctx,
                                                        const machine::EtcdSnapshotRequest* req) override;
   grpc::ServerReadReactor<common::Data>* EtcdRecover(grpc::CallbackServerContext* ctx, machine::EtcdRecoverResponse* resp) override;
@@ -119,6 +127,7 @@ class MachineServer final : public machine::MachineService::CallbackService {
   ConfigApplier* const applier_;
   NodeResetter* const resetter_;
   EtcdOperator* const etcd_;
+  KubeconfigIssuer* const kubeconfig_;
 };
 
 }  // namespace cosi::api

@@ -59,7 +59,14 @@ struct ClusterOptions {
   bool skip_bootstrap = false;  // leave etcd for `cosictl bootstrap`
 };
 
+struct KubeconfigOptions {
+  std::string path;  // empty: ~/.kube/config
+  bool merge = true;
+  bool force = false;
+};
+
 Status run_apply_config(const Connection& c, const ApplyOptions& o);
+Status run_kubeconfig(const Connection& c, const KubeconfigOptions& o);
 Status run_reset(const Connection& c, bool graceful);
 Status run_bootstrap(const Connection& c, const std::string& recover_from = "");
 Status run_health(const ConnectOptions& connect, std::chrono::seconds wait);

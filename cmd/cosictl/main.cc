@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  apply-config -f FILE             send a machine config (--mode auto|no-reboot|reboot|staged, --dry-run)\n"
     "  inspect dependencies             the controller dependency graph as DOT\n"
     "  reset [--graceful=false]         leave the cluster, wipe the node, back to maintenance mode\n"
+    "  kubeconfig [PATH] [--merge=false] [--force]   an admin kubeconfig from a control plane, merged into ~/.kube/config\n"
     "  bootstrap [--recover-from F]     start etcd's cluster on this control plane (once per cluster)\n"
     "  health [--wait-timeout S]        wait for etcd quorum, healthy members and every member discovered\n"
     "  etcd members | status | snapshot F | leave | remove-member ID | forfeit-leadership |\n"
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   bool graceful = true;
   std::string recover_from;
   cosictl::ClusterOptions cluster;
+  cosictl::KubeconfigOptions kubeconfig;
   std::string control_planes = "3", workers = "2", wait = "180";
   cmd::Flags flags;
   flags.list("endpoints", 'e', &connect.endpoints, "endpoint to dial: host or host:port (port 50000 by default)");
@@ -83,7 +85,8 @@ int main(int argc, char** argv) {
   flags.value("discovery-endpoint", 0, &gen.discovery_endpoint, "gen config: the discovery service URL (default: none)");
   flags.list("output-types", 't', &gen.output_types, "gen config: controlplane, worker, talosconfig (default: all)");
   flags.repeated("patch", 'p', &patches, "machineconfig patch: a patch (@file or YAML)");
-  flags.boolean("force", 0, &force, "gen: overwrite existing files");
+  flags.boolean("force", 0, &force, "gen, kubeconfig: overwrite existing files");
+  flags.boolean("merge", 0, &kubeconfig.merge, "kubeconfig: merge into an existing file (default true)");
   flags.boolean("graceful", 0, &graceful, "reset: leave the cluster first (default true)");
   flags.value("recover-from", 0, &recover_from, "bootstrap: start the new cluster from this etcd snapshot");
   flags.value("name", 0, &cluster.name, "cluster: the cluster's name (default cosi)");
@@ -164,6 +167,10 @@ int main(int argc, char** argv) {
       result = cosictl::run_bootstrap(*connection, recover_from);
     } else if (command == "etcd") {
       result = cosictl::run_etcd(*connection, {a.begin() + 1, a.end()});
+    } else if (command == "kubeconfig" && a.size() <= 2) {
+      kubeconfig.path = a.size() == 2 ? a[1] : "";
+      kubeconfig.force = force;
+      result = cosictl::run_kubeconfig(*connection, kubeconfig);
     } else if (command == "reset" && a.size() == 1) {
       result = cosictl::run_reset(*connection, graceful);
     } else if (command == "inspect" && a.size() == 2 && a[1] == "dependencies") {

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "api/admin_kubeconfig.h"
 #include "api/host_port.h"
 #include "api/http_server.h"
 #include "api/inspect_server.h"
@@ -264,7 +265,8 @@ int run(const Options& o, char** argv) {
   api::StateServer trusted_state(state, types, pool, {.writable = true});
   machined::NodeReset node_reset(discovery_controller, etcd_controller, vip_operator, log);
   machined::NodeEtcd node_etcd(state, etcd_controller);
-  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset, &node_etcd);
+  api::AdminKubeconfig kubeconfig(state);
+  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset, &node_etcd, &kubeconfig);
   api::InspectServer inspect_service(runtime, hostname);
   auto internal = serve("", {&network_state, &machine_service, &inspect_service});
   if (!internal) return fail("cannot start the node's services");
