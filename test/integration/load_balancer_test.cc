@@ -36,11 +36,13 @@ sockaddr_in address_of(const std::string& ip, int port) {
   return a;
 }
 
-// A TCP server on ip:port: echoes what it reads until EOF, then closes; or, `silent`, accepts
-// and never answers.
+// A TCP server on ip:port: echoes what it reads until EOF, then closes; or, kSilent, accepts
+// and never answers; or, kSlam, accepts and resets the connection at once (what a server
+// killed with connections in its accept queue does to them).
 class EchoServer {
  public:
-  EchoServer(std::string ip, int port, bool silent = false) : ip_(std::move(ip)), port_(port), silent_(silent) { start(); }
+  enum Mode { kEcho, kSilent, kSlam };
+  EchoServer(std::string ip, int port, Mode mode = kEcho) : ip_(std::move(ip)), port_(port), mode_(mode) { start(); }
   ~EchoServer() { stop(); }
 
   void start() {
@@ -76,9 +78,15 @@ class EchoServer {
       const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (c < 0) return;
       ++accepted_;
+      if (mode_ == kSlam) {
+        const linger reset{1, 0};
+        setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        close(c);
+        continue;
+      }
       std::lock_guard lock(mu_);
       clients_.push_back(c);
-      if (silent_) continue;
+      if (mode_ == kSilent) continue;
       workers_.emplace_back([c] {
         char buf[4096];
         while (true) {
@@ -93,7 +101,7 @@ class EchoServer {
 
   const std::string ip_;
   const int port_;
-  const bool silent_;
+  const Mode mode_;
   int fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::atomic<int> accepted_{0};
@@ -248,7 +256,7 @@ TEST_CASE("load balancer: a long-lived connection keeps flowing while the upstre
 }
 
 TEST_CASE("load balancer: a slow upstream holds up nobody else", "[kubeprism]") {
-  EchoServer slow("127.33.0.10", 16443, true);
+  EchoServer slow("127.33.0.10", 16443, EchoServer::kSilent);
   EchoServer b("127.33.0.11", 16443);
   auto lb = balancer(17449, {slow.address(), b.address()});
   REQUIRE(eventually([&] { return healthy(*lb, slow.address()) && healthy(*lb, b.address()); }, in_seconds(5)));
@@ -269,6 +277,18 @@ TEST_CASE("load balancer: a slow upstream holds up nobody else", "[kubeprism]") 
     REQUIRE(eventually([&] { return active(b.address()) == 0; }, in_seconds(5)));
   }
   CHECK(active(slow.address()) == 1);
+}
+
+TEST_CASE("load balancer: an upstream that drops a connection before answering costs the client nothing", "[kubeprism]") {
+  EchoServer slam("127.33.0.10", 16443, EchoServer::kSlam);  // it accepts (health checks pass), then resets
+  EchoServer b("127.33.0.11", 16443);
+  auto lb = balancer(17451, {slam.address(), b.address()});
+  REQUIRE(eventually([&] { return healthy(*lb, slam.address()) && healthy(*lb, b.address()); }, in_seconds(5)));
+  for (int i = 0; i < 20; ++i) {
+    Client c(17451);
+    CHECK(c.echoes("replayed " + std::to_string(i)));  // the bytes sent to the first are given to b
+  }
+  CHECK(slam.accepted() > 2);  // some of them did go there first
 }
 
 TEST_CASE("load balancer: past its connection bound, clients are closed at once and the log says so", "[kubeprism]") {

@@ -134,7 +134,9 @@ RunResult run(const std::vector<std::string>& argv, Clock::time_point deadline) 
   Process p(argv);
   RunResult r;
   while (auto line = p.read_line(deadline)) r.out += *line + "\n";
+  r.out += p.rest();  // a last line without its newline ("ok" from `kubectl get --raw /healthz`)
   while (auto line = p.read_line(deadline, true)) r.err += *line + "\n";
+  r.err += p.rest(true);
   if (Clock::now() >= deadline) {
     p.kill_now();
     r.status = -9;

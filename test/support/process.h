@@ -33,6 +33,8 @@ class Process {
   // The next complete line of stdout (or stderr when `from_stderr`); nullopt at the deadline or
   // when the stream ends.
   std::optional<std::string> read_line(Clock::time_point deadline, bool from_stderr = false);
+  // What is left after the last complete line (output that does not end in a newline).
+  std::string rest(bool from_stderr = false) { return std::exchange(from_stderr ? err_buffer_ : out_buffer_, std::string()); }
   // Reads lines (stderr and stdout) until one contains `text`; that line, or nullopt.
   std::optional<std::string> wait_for_line(const std::string& text, Clock::time_point deadline);
 

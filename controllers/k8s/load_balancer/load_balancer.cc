@@ -20,6 +20,9 @@ using error_code = boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kBufferSize = 16 * 1024;
+// Client bytes kept until the upstream answers, to give another upstream if it fails first (a
+// TLS ClientHello, a request's headers).
+constexpr size_t kReplayLimit = 64 * 1024;
 constexpr int kKeepAliveIdleSeconds = 30;
 constexpr int kKeepAliveIntervalSeconds = 5;
 constexpr int kKeepAliveCount = 3;
@@ -63,7 +66,11 @@ struct Probe {
   bool finished = false;
 };
 
-// One client's connection: dialing the upstreams in turn, then two pumps.
+// One client's connection: dialing the upstreams in turn, then copying both ways. Until the
+// upstream has sent the client a byte, every byte the client sent is kept (up to kReplayLimit):
+// an upstream that fails before it answers (killed while the connection was in its accept
+// queue, say) is marked down and the next one is dialed and given those bytes again, so the
+// client never sees the failure.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Balancer& lb, tcp::socket client);
@@ -72,18 +79,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void close();
 
  private:
-  struct Direction {
-    tcp::socket* from;
-    tcp::socket* to;
-    std::unique_ptr<char[]> buffer;  // only while data flows
-    bool done = false;
-  };
-
   void try_next();
-  void connected(const std::string& address);
-  void wait(Direction& d);
-  void transfer(Direction& d);
-  void finish(Direction& d);
+  void connected(unsigned generation, const std::string& address);
+  void wait_client();
+  void read_client();
+  void wait_upstream(unsigned generation);
+  void read_upstream(unsigned generation);
+  void upstream_failed(unsigned generation);
+  void done_if_both_ended();
 
   Balancer& lb_;
   tcp::socket client_;
@@ -92,9 +95,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer timer_;
   std::vector<std::string> order_;
   size_t next_ = 0;
-  std::string address_;  // the upstream it goes to, once connected
-  Direction up_{&client_, &upstream_};
-  Direction down_{&upstream_, &client_};
+  std::string address_;     // the upstream it is connected to; empty while dialing
+  unsigned generation_ = 0;  // of the current dial: handlers of an older one do nothing
+  bool answered_ = false;    // the upstream has sent the client something
+  bool replayable_ = true;   // every client byte so far is in replay_
+  std::string replay_;
+  bool client_waiting_ = false;
+  bool writing_up_ = false;
+  bool client_ended_ = false;
+  bool upstream_ended_ = false;
+  std::unique_ptr<char[]> up_;    // buffers, only while data flows
+  std::unique_ptr<char[]> down_;
   bool closed_ = false;
 };
 
@@ -281,6 +292,7 @@ Connection::~Connection() {
 void Connection::dial(std::vector<std::string> order) {
   order_ = std::move(order);
   try_next();
+  wait_client();  // the client's first bytes are kept while dialing
 }
 
 void Connection::close() {
@@ -300,87 +312,166 @@ void Connection::try_next() {
     close();
     return;
   }
+  const unsigned g = ++generation_;
   const std::string address = order_[next_++];
   auto self = shared_from_this();
-  auto attempt = std::make_shared<bool>(true);  // this attempt is still the current one
   timer_.expires_after(lb_.options().dial_timeout);
-  timer_.async_wait([self, attempt, address](error_code ec) {
-    if (ec || !*attempt || self->closed_) return;
-    *attempt = false;
-    error_code ignored;
-    self->resolver_.cancel();
-    self->upstream_.close(ignored);
-    self->lb_.dial_failed(address);
-    self->try_next();
+  timer_.async_wait([self, g, address](error_code ec) {
+    if (ec || g != self->generation_ || self->closed_) return;
+    self->upstream_failed(g);
   });
   const auto [host, port] = split(address);
-  resolver_.async_resolve(host, port, [self, attempt, address](error_code ec, tcp::resolver::results_type results) {
-    if (!*attempt || self->closed_) return;
-    if (ec) {
-      *attempt = false;
+  resolver_.async_resolve(host, port, [self, g, address](error_code ec, tcp::resolver::results_type results) {
+    if (g != self->generation_ || self->closed_) return;
+    if (ec) return self->upstream_failed(g);
+    asio::async_connect(self->upstream_, results, [self, g, address](error_code cec, const tcp::endpoint&) {
+      if (g != self->generation_ || self->closed_) return;
+      if (cec) return self->upstream_failed(g);
       self->timer_.cancel();
-      self->lb_.dial_failed(address);
-      self->try_next();
-      return;
-    }
-    asio::async_connect(self->upstream_, results, [self, attempt, address](error_code cec, const tcp::endpoint&) {
-      if (!*attempt || self->closed_) return;
-      *attempt = false;
-      self->timer_.cancel();
-      if (cec) {
-        error_code ignored;
-        self->upstream_.close(ignored);
-        self->lb_.dial_failed(address);
-        self->try_next();
-        return;
-      }
-      self->connected(address);
+      self->connected(g, address);
     });
   });
 }
 
-void Connection::connected(const std::string& address) {
+// Down, or gone before it answered: the next upstream gets the client's bytes again. After
+// the first byte back to the client there is no going back: the client sees the failure.
+void Connection::upstream_failed(unsigned g) {
+  if (g != generation_ || closed_) return;
+  if (address_.empty()) {
+    lb_.dial_failed(order_[next_ - 1]);  // a failed dial marks the upstream down at once
+  } else {
+    lb_.closed(address_);  // one that accepted and then went is left to the health checks
+    address_.clear();
+  }
+  if (answered_ || !replayable_) return close();
+  ++generation_;  // whatever is pending on the old socket does nothing now
+  writing_up_ = false;
+  error_code ignored;
+  upstream_.close(ignored);
+  upstream_ = tcp::socket(lb_.io());
+  try_next();
+}
+
+void Connection::connected(unsigned g, const std::string& address) {
   address_ = address;
   lb_.opened(address);
   tune(upstream_);
-  wait(up_);
-  wait(down_);
-}
-
-void Connection::wait(Direction& d) {
-  d.buffer.reset();  // idle: no buffer held
-  auto self = shared_from_this();
-  d.from->async_wait(tcp::socket::wait_read, [self, &d](error_code ec) {
-    if (ec) return self->finish(d);
-    self->transfer(d);
-  });
-}
-
-// Reads what is there and writes it on; again at once while data keeps coming.
-void Connection::transfer(Direction& d) {
-  if (closed_) return;
-  if (!d.buffer) d.buffer.reset(new char[kBufferSize]);
-  error_code ec;
-  const size_t n = d.from->read_some(asio::buffer(d.buffer.get(), kBufferSize), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) return wait(d);
-  if (ec == asio::error::eof) {
+  wait_upstream(g);
+  if (!replay_.empty()) {
+    // What the client sent while dialing (or to an upstream that failed), first.
+    auto bytes = std::make_shared<std::string>(replay_);
+    writing_up_ = true;
+    auto self = shared_from_this();
+    asio::async_write(upstream_, asio::buffer(*bytes), [self, g, bytes](error_code ec, size_t) {
+      if (g != self->generation_ || self->closed_) return;
+      self->writing_up_ = false;
+      if (ec) return self->upstream_failed(g);
+      if (self->client_ended_) {
+        error_code ignored;
+        self->upstream_.shutdown(tcp::socket::shutdown_send, ignored);
+      } else if (!self->client_waiting_) {
+        self->read_client();
+      }
+    });
+  } else if (client_ended_) {
     error_code ignored;
-    d.to->shutdown(tcp::socket::shutdown_send, ignored);
-    d.done = true;
-    if (up_.done && down_.done) close();
-    return;
+    upstream_.shutdown(tcp::socket::shutdown_send, ignored);
+  } else if (!client_waiting_) {
+    read_client();
   }
-  if (ec) return finish(d);
+}
+
+void Connection::wait_client() {
+  up_.reset();  // idle: no buffer held
+  client_waiting_ = true;
   auto self = shared_from_this();
-  asio::async_write(*d.to, asio::buffer(d.buffer.get(), n), [self, &d](error_code wec, size_t) {
-    if (wec) return self->finish(d);
-    self->transfer(d);
+  client_.async_wait(tcp::socket::wait_read, [self](error_code ec) {
+    self->client_waiting_ = false;
+    if (self->closed_) return;
+    if (ec) return self->close();
+    self->read_client();
   });
 }
 
-void Connection::finish(Direction& d) {
-  d.done = true;
-  close();
+// Client → upstream: reads what is there and writes it on; again at once while data keeps
+// coming. While no upstream is connected the bytes only go to replay_, and reading pauses.
+void Connection::read_client() {
+  if (closed_ || writing_up_ || client_ended_) return;
+  if (!up_) up_.reset(new char[kBufferSize]);
+  error_code ec;
+  const size_t n = client_.read_some(asio::buffer(up_.get(), kBufferSize), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_client();
+  if (ec == asio::error::eof) {
+    client_ended_ = true;
+    if (!address_.empty()) {
+      error_code ignored;
+      upstream_.shutdown(tcp::socket::shutdown_send, ignored);
+    }
+    return done_if_both_ended();
+  }
+  if (ec) return close();
+  if (!answered_ && replayable_) {
+    if (replay_.size() + n <= kReplayLimit) {
+      replay_.append(up_.get(), n);
+    } else {
+      replayable_ = false;
+      replay_.clear();
+      if (address_.empty()) return close();  // nowhere to send it, and too much to keep
+    }
+  }
+  if (address_.empty()) return;  // kept in replay_; sent once an upstream is connected
+  const unsigned g = generation_;
+  writing_up_ = true;
+  auto self = shared_from_this();
+  asio::async_write(upstream_, asio::buffer(up_.get(), n), [self, g](error_code wec, size_t) {
+    if (g != self->generation_ || self->closed_) return;
+    self->writing_up_ = false;
+    if (wec) return self->upstream_failed(g);
+    self->read_client();
+  });
+}
+
+void Connection::wait_upstream(unsigned g) {
+  down_.reset();
+  auto self = shared_from_this();
+  upstream_.async_wait(tcp::socket::wait_read, [self, g](error_code ec) {
+    if (g != self->generation_ || self->closed_) return;
+    if (ec) return self->upstream_failed(g);
+    self->read_upstream(g);
+  });
+}
+
+// Upstream → client, the same way; an end before any byte (the client still sending) counts as
+// a failure to retry.
+void Connection::read_upstream(unsigned g) {
+  if (g != generation_ || closed_) return;
+  if (!down_) down_.reset(new char[kBufferSize]);
+  error_code ec;
+  const size_t n = upstream_.read_some(asio::buffer(down_.get(), kBufferSize), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_upstream(g);
+  // An end after an answer, or once the client has ended its side, is the upstream's reply.
+  if (ec == asio::error::eof && (answered_ || client_ended_)) {
+    upstream_ended_ = true;
+    error_code ignored;
+    client_.shutdown(tcp::socket::shutdown_send, ignored);
+    return done_if_both_ended();
+  }
+  if (ec) return upstream_failed(g);
+  if (!answered_) {
+    answered_ = true;
+    replay_.clear();
+    replay_.shrink_to_fit();
+  }
+  auto self = shared_from_this();
+  asio::async_write(client_, asio::buffer(down_.get(), n), [self, g](error_code wec, size_t) {
+    if (self->closed_) return;
+    if (wec) return self->close();
+    self->read_upstream(g);
+  });
+}
+
+void Connection::done_if_both_ended() {
+  if (client_ended_ && upstream_ended_) close();
 }
 
 }  // namespace
