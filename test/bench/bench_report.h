@@ -15,19 +15,22 @@
 namespace cosi::bench {
 
 struct Target {
-  enum class On { kRatio, kOurs } on;
+  enum class On { kRatio, kOurs, kRatioAtLeast } on;  // the last: higher is better (throughput)
   double limit;
   static Target ratio(double limit) { return {On::kRatio, limit}; }
   static Target ours(double limit) { return {On::kOurs, limit}; }
+  static Target ratio_at_least(double limit) { return {On::kRatioAtLeast, limit}; }
 };
 
 // Prints the BENCH line; returns the process exit code (0 on PASS).
 inline int report(const std::string& name, double ours, double baseline, Target target) {
   const double ratio = baseline > 0 ? ours / baseline : 0;
-  const bool pass = target.on == Target::On::kRatio ? ratio <= target.limit : ours <= target.limit;
-  std::printf("BENCH %s ours=%.4g baseline=%.4g ratio=%.3g target=%s<=%g %s\n", name.c_str(), ours,
-              baseline, ratio, target.on == Target::On::kRatio ? "ratio" : "ours", target.limit,
-              pass ? "PASS" : "FAIL");
+  const bool pass = target.on == Target::On::kRatio          ? ratio <= target.limit
+                    : target.on == Target::On::kRatioAtLeast ? ratio >= target.limit
+                                                             : ours <= target.limit;
+  std::printf("BENCH %s ours=%.4g baseline=%.4g ratio=%.3g target=%s%g %s\n", name.c_str(), ours, baseline, ratio,
+              target.on == Target::On::kRatio ? "ratio<=" : target.on == Target::On::kRatioAtLeast ? "ratio>=" : "ours<=",
+              target.limit, pass ? "PASS" : "FAIL");
   std::fflush(stdout);
   return pass ? 0 : 1;
 }

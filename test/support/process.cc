@@ -19,10 +19,11 @@ int remaining_ms(Clock::time_point deadline) {
 }  // namespace
 
 Process::Process(const std::vector<std::string>& argv) {
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return;
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return;
   pid_ = fork();
   if (pid_ == 0) {
+    dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
     setpgid(0, 0);
@@ -33,14 +34,17 @@ Process::Process(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
+  close(in[0]);
   close(out[1]);
   close(err[1]);
+  in_ = in[1];
   out_ = out[0];
   err_ = err[0];
 }
 
 Process::~Process() {
   if (pid_ > 0 && !exited_) kill_now();
+  if (in_ >= 0) close(in_);
   if (out_ >= 0) close(out_);
   if (err_ >= 0) close(err_);
 }

@@ -29,6 +29,8 @@ class Process {
   Process& operator=(const Process&) = delete;
 
   pid_t pid() const { return pid_; }
+  // The write end of the child's stdin (a pipe, open until the Process goes).
+  int stdin_fd() const { return in_; }
 
   // The next complete line of stdout (or stderr when `from_stderr`); nullopt at the deadline or
   // when the stream ends.
@@ -46,6 +48,7 @@ class Process {
   std::optional<std::string> take_line(std::string& buffer);
 
   pid_t pid_ = -1;
+  int in_ = -1;
   int out_ = -1;
   int err_ = -1;
   std::string out_buffer_;
