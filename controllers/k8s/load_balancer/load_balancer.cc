@@ -23,20 +23,28 @@ constexpr size_t kBufferSize = 16 * 1024;
 // Client bytes kept until the upstream answers, to give another upstream if it fails first (a
 // TLS ClientHello, a request's headers).
 constexpr size_t kReplayLimit = 64 * 1024;
+// Idle buffers kept for the next transfers instead of freed (a megabyte at most).
+constexpr size_t kSpareBuffers = 64;
 constexpr int kKeepAliveIdleSeconds = 30;
 constexpr int kKeepAliveIntervalSeconds = 5;
 constexpr int kKeepAliveCount = 3;
 constexpr unsigned kUserTimeoutMs = 15000;
 
-void tune(tcp::socket& s) {
-  error_code ec;
-  s.set_option(tcp::no_delay(true), ec);
-  s.set_option(asio::socket_base::keep_alive(true), ec);
-  const int fd = s.native_handle();
+// TCP_NODELAY, keep-alive and TCP_USER_TIMEOUT on a socket (an accepted one inherits them from
+// the listening socket that has them).
+void set_tcp_options(int fd) {
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &kKeepAliveIdleSeconds, sizeof kKeepAliveIdleSeconds);
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &kKeepAliveIntervalSeconds, sizeof kKeepAliveIntervalSeconds);
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &kKeepAliveCount, sizeof kKeepAliveCount);
   setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kUserTimeoutMs, sizeof kUserTimeoutMs);
+}
+
+void tune(tcp::socket& s) {
+  set_tcp_options(s.native_handle());
+  error_code ec;
   s.non_blocking(true, ec);
 }
 
@@ -83,8 +91,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void connected(unsigned generation, const std::string& address);
   void wait_client();
   void read_client();
+  void after_client_write(size_t n);
   void wait_upstream(unsigned generation);
   void read_upstream(unsigned generation);
+  void after_upstream_write(unsigned generation, size_t n);
   void upstream_failed(unsigned generation);
   void done_if_both_ended();
 
@@ -137,6 +147,7 @@ class Balancer final : public LoadBalancer {
     acceptor_.open(at.protocol(), ec);
     if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(at, ec);
+    if (!ec) set_tcp_options(acceptor_.native_handle());  // every client socket inherits them
     if (!ec) acceptor_.listen(4096, ec);
     if (ec) return Error(ErrorKind::kUnavailable, "KubePrism cannot listen on " + address_text() + ": " + ec.message());
     accept();
@@ -178,6 +189,17 @@ class Balancer final : public LoadBalancer {
   }
   void dial_failed(const std::string& a) { changed([&] { set_.failed(a); }); }
   void gone() { --connections_; }
+  // Copy buffers, recycled between connections (the balancer's thread only).
+  std::unique_ptr<char[]> take_buffer() {
+    if (free_buffers_.empty()) return std::unique_ptr<char[]>(new char[kBufferSize]);
+    auto b = std::move(free_buffers_.back());
+    free_buffers_.pop_back();
+    return b;
+  }
+  void give_buffer(std::unique_ptr<char[]>& b) {
+    if (b && free_buffers_.size() < kSpareBuffers) free_buffers_.push_back(std::move(b));
+    b.reset();
+  }
 
  private:
   std::string address_text() const {
@@ -215,7 +237,8 @@ class Balancer final : public LoadBalancer {
           client.close(ignored);
         } else {
           ++connections_;
-          tune(client);
+          error_code ignored;
+          client.non_blocking(true, ignored);
           auto c = std::make_shared<Connection>(*this, std::move(client));
           live_.push_back(c);
           if (live_.size() > 2 * static_cast<size_t>(connections_) + 64) live_.remove_if([](const auto& w) { return w.expired(); });
@@ -267,7 +290,7 @@ class Balancer final : public LoadBalancer {
   }
 
   const LoadBalancerOptions o_;
-  asio::io_context io_;
+  asio::io_context io_{1};  // one thread runs it
   tcp::acceptor acceptor_;
   asio::steady_timer checks_;
   std::mt19937 rng_;
@@ -277,6 +300,7 @@ class Balancer final : public LoadBalancer {
   std::atomic<int> connections_{0};
   std::list<std::weak_ptr<Connection>> live_;  // the balancer's thread only
   std::list<std::weak_ptr<Probe>> probes_;     // the balancer's thread only
+  std::vector<std::unique_ptr<char[]>> free_buffers_;  // the balancer's thread only
   Clock::time_point last_limit_log_{};         // the balancer's thread only
   bool stopping_ = false;                      // the balancer's thread only
 };
@@ -286,6 +310,8 @@ Connection::Connection(Balancer& lb, tcp::socket client)
 
 Connection::~Connection() {
   if (!address_.empty()) lb_.closed(address_);
+  lb_.give_buffer(up_);
+  lb_.give_buffer(down_);
   lb_.gone();
 }
 
@@ -320,16 +346,23 @@ void Connection::try_next() {
     if (ec || g != self->generation_ || self->closed_) return;
     self->upstream_failed(g);
   });
-  const auto [host, port] = split(address);
-  resolver_.async_resolve(host, port, [self, g, address](error_code ec, tcp::resolver::results_type results) {
+  auto on_connect = [self, g, address](error_code ec) {
     if (g != self->generation_ || self->closed_) return;
     if (ec) return self->upstream_failed(g);
-    asio::async_connect(self->upstream_, results, [self, g, address](error_code cec, const tcp::endpoint&) {
-      if (g != self->generation_ || self->closed_) return;
-      if (cec) return self->upstream_failed(g);
-      self->timer_.cancel();
-      self->connected(g, address);
-    });
+    self->timer_.cancel();
+    self->connected(g, address);
+  };
+  const auto [host, port] = split(address);
+  error_code not_numeric;
+  const auto ip = asio::ip::make_address(host, not_numeric);
+  if (!not_numeric) {  // an address: no resolver (it runs on a thread of its own)
+    upstream_.async_connect(tcp::endpoint(ip, static_cast<uint16_t>(std::stoi(port))), on_connect);
+    return;
+  }
+  resolver_.async_resolve(host, port, [self, g, on_connect](error_code ec, tcp::resolver::results_type results) {
+    if (g != self->generation_ || self->closed_) return;
+    if (ec) return self->upstream_failed(g);
+    asio::async_connect(self->upstream_, results, [on_connect](error_code cec, const tcp::endpoint&) { on_connect(cec); });
   });
 }
 
@@ -382,7 +415,7 @@ void Connection::connected(unsigned g, const std::string& address) {
 }
 
 void Connection::wait_client() {
-  up_.reset();  // idle: no buffer held
+  lb_.give_buffer(up_);  // idle: no buffer held
   client_waiting_ = true;
   auto self = shared_from_this();
   client_.async_wait(tcp::socket::wait_read, [self](error_code ec) {
@@ -397,7 +430,7 @@ void Connection::wait_client() {
 // coming. While no upstream is connected the bytes only go to replay_, and reading pauses.
 void Connection::read_client() {
   if (closed_ || writing_up_ || client_ended_) return;
-  if (!up_) up_.reset(new char[kBufferSize]);
+  if (!up_) up_ = lb_.take_buffer();
   error_code ec;
   const size_t n = client_.read_some(asio::buffer(up_.get(), kBufferSize), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_client();
@@ -421,18 +454,31 @@ void Connection::read_client() {
   }
   if (address_.empty()) return;  // kept in replay_; sent once an upstream is connected
   const unsigned g = generation_;
+  // Written at once when the socket takes it all (the common case: no handler to run later).
+  error_code wec;
+  const size_t sent = upstream_.write_some(asio::buffer(up_.get(), n), wec);
+  if (wec && wec != asio::error::would_block && wec != asio::error::try_again) return upstream_failed(g);
+  if (!wec && sent == n) return after_client_write(n);
   writing_up_ = true;
   auto self = shared_from_this();
-  asio::async_write(upstream_, asio::buffer(up_.get(), n), [self, g](error_code wec, size_t) {
+  const size_t done = wec ? 0 : sent;
+  asio::async_write(upstream_, asio::buffer(up_.get() + done, n - done), [self, g, n](error_code aec, size_t) {
     if (g != self->generation_ || self->closed_) return;
     self->writing_up_ = false;
-    if (wec) return self->upstream_failed(g);
-    self->read_client();
+    if (aec) return self->upstream_failed(g);
+    self->after_client_write(n);
   });
 }
 
+// A full buffer: more is likely there already. Less: the client has said all it had for now (a
+// request), so wait rather than try a read that would find nothing.
+void Connection::after_client_write(size_t n) {
+  if (n == kBufferSize) return read_client();
+  wait_client();
+}
+
 void Connection::wait_upstream(unsigned g) {
-  down_.reset();
+  lb_.give_buffer(down_);
   auto self = shared_from_this();
   upstream_.async_wait(tcp::socket::wait_read, [self, g](error_code ec) {
     if (g != self->generation_ || self->closed_) return;
@@ -445,7 +491,7 @@ void Connection::wait_upstream(unsigned g) {
 // a failure to retry.
 void Connection::read_upstream(unsigned g) {
   if (g != generation_ || closed_) return;
-  if (!down_) down_.reset(new char[kBufferSize]);
+  if (!down_) down_ = lb_.take_buffer();
   error_code ec;
   const size_t n = upstream_.read_some(asio::buffer(down_.get(), kBufferSize), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_upstream(g);
@@ -462,12 +508,23 @@ void Connection::read_upstream(unsigned g) {
     replay_.clear();
     replay_.shrink_to_fit();
   }
+  error_code wec;
+  const size_t sent = client_.write_some(asio::buffer(down_.get(), n), wec);
+  if (wec && wec != asio::error::would_block && wec != asio::error::try_again) return close();
+  if (!wec && sent == n) return after_upstream_write(g, n);
   auto self = shared_from_this();
-  asio::async_write(client_, asio::buffer(down_.get(), n), [self, g](error_code wec, size_t) {
+  const size_t done = wec ? 0 : sent;
+  asio::async_write(client_, asio::buffer(down_.get() + done, n - done), [self, g, n](error_code aec, size_t) {
     if (self->closed_) return;
-    if (wec) return self->close();
-    self->read_upstream(g);
+    if (aec) return self->close();
+    if (g != self->generation_) return;
+    self->after_upstream_write(g, n);
   });
+}
+
+void Connection::after_upstream_write(unsigned g, size_t n) {
+  if (n == kBufferSize) return read_upstream(g);
+  wait_upstream(g);
 }
 
 void Connection::done_if_both_ended() {
