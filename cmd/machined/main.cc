@@ -15,6 +15,7 @@
 // holds it).
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -344,6 +345,13 @@ int run(const Options& o, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // KubePrism holds two descriptors a connection (up to 8,192 of them): the soft limit goes up
+  // to the hard one.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   // Block the stop signals before any thread starts, so only sigwait sees them.
   sigset_t signals;
   sigemptyset(&signals);

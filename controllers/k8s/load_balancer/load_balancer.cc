@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 
 #include <atomic>
+#include <cerrno>
 #include <boost/asio.hpp>
 #include <list>
 #include <mutex>
@@ -23,6 +24,8 @@ constexpr size_t kBufferSize = 16 * 1024;
 // Client bytes kept until the upstream answers, to give another upstream if it fails first (a
 // TLS ClientHello, a request's headers).
 constexpr size_t kReplayLimit = 64 * 1024;
+// What a read waiting for data reads into: a request or a short answer in one go.
+constexpr size_t kSmallBuffer = 1024;
 // Idle buffers kept for the next transfers instead of freed (a megabyte at most).
 constexpr size_t kSpareBuffers = 64;
 constexpr int kKeepAliveIdleSeconds = 30;
@@ -30,22 +33,19 @@ constexpr int kKeepAliveIntervalSeconds = 5;
 constexpr int kKeepAliveCount = 3;
 constexpr unsigned kUserTimeoutMs = 15000;
 
-// TCP_NODELAY, keep-alive and TCP_USER_TIMEOUT on a socket (an accepted one inherits them from
-// the listening socket that has them).
-void set_tcp_options(int fd) {
+// TCP_NODELAY, keep-alive and TCP_USER_TIMEOUT on a socket. An accepted one inherits them from
+// the listening socket; an upstream one gets keep-alive with the system's timings (a dead peer
+// with unacknowledged data is cut off by TCP_USER_TIMEOUT anyway) — three calls fewer for each
+// connection, which a connection per request pays.
+void set_tcp_options(int fd, bool keepalive_timings) {
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kUserTimeoutMs, sizeof kUserTimeoutMs);
+  if (!keepalive_timings) return;
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &kKeepAliveIdleSeconds, sizeof kKeepAliveIdleSeconds);
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &kKeepAliveIntervalSeconds, sizeof kKeepAliveIntervalSeconds);
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &kKeepAliveCount, sizeof kKeepAliveCount);
-  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kUserTimeoutMs, sizeof kUserTimeoutMs);
-}
-
-void tune(tcp::socket& s) {
-  set_tcp_options(s.native_handle());
-  error_code ec;
-  s.non_blocking(true, ec);
 }
 
 // "host:port" → host, port; the host may be "[v6]".
@@ -91,10 +91,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void connected(unsigned generation, const std::string& address);
   void wait_client();
   void read_client();
-  void after_client_write(size_t n);
+  void from_client(const char* data, size_t n, size_t capacity, error_code ec);
   void wait_upstream(unsigned generation);
   void read_upstream(unsigned generation);
-  void after_upstream_write(unsigned generation, size_t n);
+  void from_upstream(unsigned generation, const char* data, size_t n, size_t capacity, error_code ec);
   void upstream_failed(unsigned generation);
   void done_if_both_ended();
 
@@ -114,8 +114,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_up_ = false;
   bool client_ended_ = false;
   bool upstream_ended_ = false;
-  std::unique_ptr<char[]> up_;    // buffers, only while data flows
+  std::unique_ptr<char[]> up_;    // big buffers, only while data flows
   std::unique_ptr<char[]> down_;
+  char small_up_[kSmallBuffer];   // what the waiting reads read into
+  char small_down_[kSmallBuffer];
   bool closed_ = false;
 };
 
@@ -147,7 +149,7 @@ class Balancer final : public LoadBalancer {
     acceptor_.open(at.protocol(), ec);
     if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(at, ec);
-    if (!ec) set_tcp_options(acceptor_.native_handle());  // every client socket inherits them
+    if (!ec) set_tcp_options(acceptor_.native_handle(), true);  // every client socket inherits them
     if (!ec) acceptor_.listen(4096, ec);
     if (ec) return Error(ErrorKind::kUnavailable, "KubePrism cannot listen on " + address_text() + ": " + ec.message());
     accept();
@@ -315,10 +317,11 @@ Connection::~Connection() {
   lb_.gone();
 }
 
+// The client is read once an upstream is connected: by then its first bytes are usually there
+// (no read that finds nothing), and any read before an answer is kept for a retry anyway.
 void Connection::dial(std::vector<std::string> order) {
   order_ = std::move(order);
   try_next();
-  wait_client();  // the client's first bytes are kept while dialing
 }
 
 void Connection::close() {
@@ -356,7 +359,23 @@ void Connection::try_next() {
   error_code not_numeric;
   const auto ip = asio::ip::make_address(host, not_numeric);
   if (!not_numeric) {  // an address: no resolver (it runs on a thread of its own)
-    upstream_.async_connect(tcp::endpoint(ip, static_cast<uint16_t>(std::stoi(port))), on_connect);
+    const tcp::endpoint to(ip, static_cast<uint16_t>(std::stoi(port)));
+    error_code oec;
+    upstream_.open(to.protocol(), oec);
+    if (oec) return upstream_failed(g);
+    set_tcp_options(upstream_.native_handle(), false);
+    upstream_.non_blocking(true, oec);
+    // connect(2) itself, then a wait to be writable and SO_ERROR: asio's connect polls the
+    // socket once more.
+    if (::connect(upstream_.native_handle(), to.data(), static_cast<socklen_t>(to.size())) == 0) return on_connect({});
+    if (errno != EINPROGRESS) return on_connect(error_code(errno, boost::system::system_category()));
+    upstream_.async_wait(tcp::socket::wait_write, [self, on_connect](error_code wec) {
+      if (wec) return on_connect(wec);
+      int err = 0;
+      socklen_t len = sizeof err;
+      getsockopt(self->upstream_.native_handle(), SOL_SOCKET, SO_ERROR, &err, &len);
+      on_connect(err == 0 ? error_code() : error_code(err, boost::system::system_category()));
+    });
     return;
   }
   resolver_.async_resolve(host, port, [self, g, on_connect](error_code ec, tcp::resolver::results_type results) {
@@ -388,7 +407,11 @@ void Connection::upstream_failed(unsigned g) {
 void Connection::connected(unsigned g, const std::string& address) {
   address_ = address;
   lb_.opened(address);
-  tune(upstream_);
+  if (!upstream_.non_blocking()) {  // dialed by name: opened by the resolver's connect
+    set_tcp_options(upstream_.native_handle(), false);
+    error_code ignored;
+    upstream_.non_blocking(true, ignored);
+  }
   wait_upstream(g);
   if (!replay_.empty()) {
     // What the client sent while dialing (or to an upstream that failed), first.
@@ -403,40 +426,46 @@ void Connection::connected(unsigned g, const std::string& address) {
         error_code ignored;
         self->upstream_.shutdown(tcp::socket::shutdown_send, ignored);
       } else if (!self->client_waiting_) {
-        self->read_client();
+        self->wait_client();
       }
     });
   } else if (client_ended_) {
     error_code ignored;
     upstream_.shutdown(tcp::socket::shutdown_send, ignored);
   } else if (!client_waiting_) {
-    read_client();
+    wait_client();
   }
 }
 
+// Waiting for the client reads into a small buffer of the connection's own (asio's read ops,
+// unlike its waits, cost no epoll_ctl each time); a read that fills it goes on into a big one.
 void Connection::wait_client() {
-  lb_.give_buffer(up_);  // idle: no buffer held
+  lb_.give_buffer(up_);  // idle: no big buffer held
   client_waiting_ = true;
   auto self = shared_from_this();
-  client_.async_wait(tcp::socket::wait_read, [self](error_code ec) {
+  client_.async_read_some(asio::buffer(small_up_, kSmallBuffer), [self](error_code ec, size_t n) {
     self->client_waiting_ = false;
     if (self->closed_) return;
-    if (ec) return self->close();
-    self->read_client();
+    self->from_client(self->small_up_, n, kSmallBuffer, ec);
   });
 }
 
-// Client → upstream: reads what is there and writes it on; again at once while data keeps
-// coming. While no upstream is connected the bytes only go to replay_, and reading pauses.
+// More is likely there: read it into a big buffer now.
 void Connection::read_client() {
   if (closed_ || writing_up_ || client_ended_) return;
   if (!up_) up_ = lb_.take_buffer();
   error_code ec;
   const size_t n = client_.read_some(asio::buffer(up_.get(), kBufferSize), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_client();
+  from_client(up_.get(), n, kBufferSize, ec);
+}
+
+// Client → upstream. While no upstream is connected the bytes only go to replay_, and reading
+// pauses until one is.
+void Connection::from_client(const char* data, size_t n, size_t capacity, error_code ec) {
   if (ec == asio::error::eof) {
     client_ended_ = true;
-    if (!address_.empty()) {
+    if (!address_.empty() && !upstream_ended_) {  // no point telling one that has closed
       error_code ignored;
       upstream_.shutdown(tcp::socket::shutdown_send, ignored);
     }
@@ -445,7 +474,7 @@ void Connection::read_client() {
   if (ec) return close();
   if (!answered_ && replayable_) {
     if (replay_.size() + n <= kReplayLimit) {
-      replay_.append(up_.get(), n);
+      replay_.append(data, n);
     } else {
       replayable_ = false;
       replay_.clear();
@@ -454,52 +483,52 @@ void Connection::read_client() {
   }
   if (address_.empty()) return;  // kept in replay_; sent once an upstream is connected
   const unsigned g = generation_;
+  const bool full = n == capacity;
   // Written at once when the socket takes it all (the common case: no handler to run later).
   error_code wec;
-  const size_t sent = upstream_.write_some(asio::buffer(up_.get(), n), wec);
+  const size_t sent = upstream_.write_some(asio::buffer(data, n), wec);
   if (wec && wec != asio::error::would_block && wec != asio::error::try_again) return upstream_failed(g);
-  if (!wec && sent == n) return after_client_write(n);
+  if (!wec && sent == n) return full ? read_client() : wait_client();
   writing_up_ = true;
   auto self = shared_from_this();
   const size_t done = wec ? 0 : sent;
-  asio::async_write(upstream_, asio::buffer(up_.get() + done, n - done), [self, g, n](error_code aec, size_t) {
+  asio::async_write(upstream_, asio::buffer(data + done, n - done), [self, g, full](error_code aec, size_t) {
     if (g != self->generation_ || self->closed_) return;
     self->writing_up_ = false;
     if (aec) return self->upstream_failed(g);
-    self->after_client_write(n);
+    if (full) return self->read_client();
+    self->wait_client();
   });
-}
-
-// A full buffer: more is likely there already. Less: the client has said all it had for now (a
-// request), so wait rather than try a read that would find nothing.
-void Connection::after_client_write(size_t n) {
-  if (n == kBufferSize) return read_client();
-  wait_client();
 }
 
 void Connection::wait_upstream(unsigned g) {
   lb_.give_buffer(down_);
   auto self = shared_from_this();
-  upstream_.async_wait(tcp::socket::wait_read, [self, g](error_code ec) {
+  upstream_.async_read_some(asio::buffer(small_down_, kSmallBuffer), [self, g](error_code ec, size_t n) {
     if (g != self->generation_ || self->closed_) return;
-    if (ec) return self->upstream_failed(g);
-    self->read_upstream(g);
+    self->from_upstream(g, self->small_down_, n, kSmallBuffer, ec);
   });
 }
 
-// Upstream → client, the same way; an end before any byte (the client still sending) counts as
-// a failure to retry.
 void Connection::read_upstream(unsigned g) {
   if (g != generation_ || closed_) return;
   if (!down_) down_ = lb_.take_buffer();
   error_code ec;
   const size_t n = upstream_.read_some(asio::buffer(down_.get(), kBufferSize), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_upstream(g);
+  from_upstream(g, down_.get(), n, kBufferSize, ec);
+}
+
+// Upstream → client, the same way; an end before any byte (the client still sending) counts as
+// a failure to retry.
+void Connection::from_upstream(unsigned g, const char* data, size_t n, size_t capacity, error_code ec) {
   // An end after an answer, or once the client has ended its side, is the upstream's reply.
   if (ec == asio::error::eof && (answered_ || client_ended_)) {
     upstream_ended_ = true;
-    error_code ignored;
-    client_.shutdown(tcp::socket::shutdown_send, ignored);
+    if (!client_ended_) {
+      error_code ignored;
+      client_.shutdown(tcp::socket::shutdown_send, ignored);
+    }
     return done_if_both_ended();
   }
   if (ec) return upstream_failed(g);
@@ -508,23 +537,20 @@ void Connection::read_upstream(unsigned g) {
     replay_.clear();
     replay_.shrink_to_fit();
   }
+  const bool full = n == capacity;
   error_code wec;
-  const size_t sent = client_.write_some(asio::buffer(down_.get(), n), wec);
+  const size_t sent = client_.write_some(asio::buffer(data, n), wec);
   if (wec && wec != asio::error::would_block && wec != asio::error::try_again) return close();
-  if (!wec && sent == n) return after_upstream_write(g, n);
+  if (!wec && sent == n) return full ? read_upstream(g) : wait_upstream(g);
   auto self = shared_from_this();
   const size_t done = wec ? 0 : sent;
-  asio::async_write(client_, asio::buffer(down_.get() + done, n - done), [self, g, n](error_code aec, size_t) {
+  asio::async_write(client_, asio::buffer(data + done, n - done), [self, g, full](error_code aec, size_t) {
     if (self->closed_) return;
     if (aec) return self->close();
     if (g != self->generation_) return;
-    self->after_upstream_write(g, n);
+    if (full) return self->read_upstream(g);
+    self->wait_upstream(g);
   });
-}
-
-void Connection::after_upstream_write(unsigned g, size_t n) {
-  if (n == kBufferSize) return read_upstream(g);
-  wait_upstream(g);
 }
 
 void Connection::done_if_both_ended() {
