@@ -37,8 +37,9 @@ sockaddr_in address_of(const std::string& ip, int port) {
 }
 
 // A TCP server on ip:port: echoes what it reads until EOF, then closes; or, kSilent, accepts
-// and never answers; or, kSlam, accepts and resets the connection at once (what a server
-// killed with connections in its accept queue does to them).
+// and never answers; or, kSlam, reads the first bytes and ends the connection without an
+// answer (as a server that dies with a request in hand would). A health check (a
+// connect, then close) sees nothing wrong with either.
 class EchoServer {
  public:
   enum Mode { kEcho, kSilent, kSlam };
@@ -78,15 +79,17 @@ class EchoServer {
       const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (c < 0) return;
       ++accepted_;
-      if (mode_ == kSlam) {
-        const linger reset{1, 0};
-        setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
-        close(c);
-        continue;
-      }
       std::lock_guard lock(mu_);
       clients_.push_back(c);
       if (mode_ == kSilent) continue;
+      if (mode_ == kSlam) {
+        workers_.emplace_back([c] {
+          char buf[4096];
+          if (read(c, buf, sizeof buf) <= 0) return;
+          shutdown(c, SHUT_RDWR);  // no answer: the end, at once
+        });
+        continue;
+      }
       workers_.emplace_back([c] {
         char buf[4096];
         while (true) {
@@ -280,7 +283,7 @@ TEST_CASE("load balancer: a slow upstream holds up nobody else", "[kubeprism]") 
 }
 
 TEST_CASE("load balancer: an upstream that drops a connection before answering costs the client nothing", "[kubeprism]") {
-  EchoServer slam("127.33.0.10", 16443, EchoServer::kSlam);  // it accepts (health checks pass), then resets
+  EchoServer slam("127.33.0.10", 16443, EchoServer::kSlam);  // health checks pass; requests get no answer
   EchoServer b("127.33.0.11", 16443);
   auto lb = balancer(17451, {slam.address(), b.address()});
   REQUIRE(eventually([&] { return healthy(*lb, slam.address()) && healthy(*lb, b.address()); }, in_seconds(5)));
