@@ -3,8 +3,11 @@
 // client connection and shows unhealthy within 2 s; with every upstream down a client gets a
 // clean close within the dial deadline times the upstreams; a restarted upstream is used again;
 // a long-lived connection keeps flowing while the upstreams change; a slow upstream (accepts,
-// never answers) holds up nobody else; past the connection bound clients are closed at once.
+// never answers) holds up nobody else; an upstream named by a host name ("localhost", bound to
+// what it resolves to) is resolved by the checks and dialed; past the connection bound clients
+// are closed at once.
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -18,6 +21,7 @@
 #include <thread>
 
 #include "controllers/k8s/load_balancer/load_balancer.h"
+#include "controllers/k8s/load_balancer/name_resolver.h"
 #include "test/support/eventually.h"
 #include "test/support/process.h"
 
@@ -47,11 +51,12 @@ class EchoServer {
   ~EchoServer() { stop(); }
 
   void start() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const auto a = controllers::NameResolver::parse_numeric(address());
+    REQUIRE(a);
+    fd_ = socket(a->family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
     const int one = 1;
     setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    auto a = address_of(ip_, port_);
-    REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(bind(fd_, a->get(), a->length) == 0);
     REQUIRE(listen(fd_, 128) == 0);
     stopping_ = false;
     acceptor_ = std::thread([this] { accept_loop(); });
@@ -70,7 +75,7 @@ class EchoServer {
     clients_.clear();
     workers_.clear();
   }
-  std::string address() const { return ip_ + ":" + std::to_string(port_); }
+  std::string address() const { return (ip_.find(':') != std::string::npos ? "[" + ip_ + "]" : ip_) + ":" + std::to_string(port_); }
   int accepted() const { return accepted_; }
 
  private:
@@ -292,6 +297,30 @@ TEST_CASE("load balancer: an upstream that drops a connection before answering c
     CHECK(c.echoes("replayed " + std::to_string(i)));  // the bytes sent to the first are given to b
   }
   CHECK(slam.accepted() > 2);  // some of them did go there first
+}
+
+// What "localhost" resolves to first here (127.0.0.1 or ::1, as /etc/hosts and the address
+// sorting have it), as text.
+std::string first_address_of_localhost() {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  REQUIRE(getaddrinfo("localhost", "1", &hints, &found) == 0);
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* at = found->ai_family == AF_INET6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr)
+                                                : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr);
+  inet_ntop(found->ai_family, at, text, sizeof text);
+  freeaddrinfo(found);
+  return text;
+}
+
+TEST_CASE("load balancer: an upstream named by a host name is resolved by the checks and dialed", "[kubeprism]") {
+  EchoServer named(first_address_of_localhost(), 16452);
+  auto lb = balancer(17452, {"localhost:16452"});
+  REQUIRE(eventually([&] { return healthy(*lb, "localhost:16452"); }, in_seconds(5)));
+  Client c(17452);
+  CHECK(c.echoes("by name"));
+  CHECK(named.accepted() >= 3);  // two checks, then the client
 }
 
 TEST_CASE("load balancer: past its connection bound, clients are closed at once and the log says so", "[kubeprism]") {

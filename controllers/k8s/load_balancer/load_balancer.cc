@@ -2,32 +2,35 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
-#include <boost/asio.hpp>
-#include <list>
+#include <cstring>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
+#include <unordered_map>
+
+#include "controllers/k8s/load_balancer/name_resolver.h"
 
 namespace cosi::controllers {
 
 namespace {
 
-namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
-using error_code = boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kBufferSize = 16 * 1024;
 // Client bytes kept until the upstream answers, to give another upstream if it fails first (a
 // TLS ClientHello, a request's headers).
 constexpr size_t kReplayLimit = 64 * 1024;
-// What a read waiting for data reads into: a request or a short answer in one go.
-constexpr size_t kSmallBuffer = 1024;
 // Idle buffers kept for the next transfers instead of freed (a megabyte at most).
 constexpr size_t kSpareBuffers = 64;
+constexpr int kAcceptsPerWakeup = 64;
 constexpr int kKeepAliveIdleSeconds = 30;
 constexpr int kKeepAliveIntervalSeconds = 5;
 constexpr int kKeepAliveCount = 3;
@@ -44,117 +47,123 @@ void set_tcp_options(int fd, bool keepalive_timings) {
   setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kUserTimeoutMs, sizeof kUserTimeoutMs);
   if (!keepalive_timings) return;
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &kKeepAliveIdleSeconds, sizeof kKeepAliveIdleSeconds);
-  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &kKeepAliveIntervalSeconds, sizeof kKeepAliveIntervalSeconds);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &kKeepAliveIntervalSeconds,
+             sizeof kKeepAliveIntervalSeconds);
   setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &kKeepAliveCount, sizeof kKeepAliveCount);
 }
 
-// "host:port" → host, port; the host may be "[v6]".
-std::pair<std::string, std::string> split(const std::string& address) {
-  const auto colon = address.rfind(':');
-  std::string host = address.substr(0, colon);
-  if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  return {host, colon == std::string::npos ? "" : address.substr(colon + 1)};
+bool would_block() {
+  return errno == EAGAIN || errno == EWOULDBLOCK;
 }
 
-class Balancer;
+// What an epoll event is about: the kind of socket, the slot of its owner, and the tag the
+// socket was registered with (a slot is reused and a connection redials, so an event still
+// queued for a socket that has gone finds a different tag and is dropped).
+enum class Kind : uint64_t { kListener = 1, kWake, kResolver, kClient, kUpstream, kProbe };
 
-// One health check under way.
-struct Probe {
-  explicit Probe(asio::io_context& io) : socket(io), resolver(io), timer(io) {}
-  void cancel() {
-    error_code ignored;
-    resolver.cancel();
-    timer.cancel();
-    socket.close(ignored);
-  }
-  tcp::socket socket;
-  tcp::resolver resolver;
-  asio::steady_timer timer;
-  Clock::time_point started = Clock::now();
-  bool finished = false;
+uint64_t token(Kind kind, uint32_t slot = 0, uint32_t tag = 0) {
+  return static_cast<uint64_t>(tag) << 32 | static_cast<uint64_t>(slot) << 3 |
+         static_cast<uint64_t>(kind);
+}
+
+// One socket of a connection and what its events said about it. Edge-triggered: `readable`
+// and `writable` stay set until a call finds otherwise (EAGAIN, or a short read or write).
+struct Side {
+  int fd = -1;
+  uint32_t tag = 0;
+  bool readable = false;
+  bool writable = false;
+  bool peer_ended = false;  // its FIN has arrived (EPOLLRDHUP): a short read has read it all
+  bool ended = false;       // its end of stream has been read
+  bool shut = false;        // our sending side towards it is shut down
+};
+
+// A copy buffer, taken from the balancer's spares only while bytes are in it.
+struct Buffer {
+  std::unique_ptr<char[]> data;
+  size_t off = 0;
+  size_t len = 0;
+  size_t pending() const { return len - off; }
 };
 
 // One client's connection: dialing the upstreams in turn, then copying both ways. Until the
-// upstream has sent the client a byte, every byte the client sent is kept (up to kReplayLimit):
-// an upstream that fails before it answers (killed while the connection was in its accept
-// queue, say) is marked down and the next one is dialed and given those bytes again, so the
-// client never sees the failure.
-class Connection : public std::enable_shared_from_this<Connection> {
- public:
-  Connection(Balancer& lb, tcp::socket client);
-  ~Connection();
-  void dial(std::vector<std::string> order);
-  void close();
+// upstream has sent the client a byte, every byte the client sent is kept in `replay` (up to
+// kReplayLimit): an upstream that fails before it answers (killed while the connection was in
+// its accept queue, say) is marked down and the next one is dialed and given those bytes
+// again, so the client never sees the failure.
+struct Connection {
+  Side client;
+  Side upstream;
+  bool in_use = false;
+  bool dialing = false;
+  std::vector<std::string> order;  // upstreams to try, best first
+  size_t next = 0;
+  std::string address;    // of the upstream dialed or connected
+  bool answered = false;  // the upstream has sent the client something
+  bool replaying = true;  // client bytes go through `replay` (no answer yet, all kept)
+  std::string replay;
+  size_t replay_sent = 0;
+  Buffer up;    // client → upstream, once replaying is over
+  Buffer down;  // upstream → client
+};
 
- private:
-  void try_next();
-  void connected(unsigned generation, const std::string& address);
-  void wait_client();
-  void read_client();
-  void from_client(const char* data, size_t n, size_t capacity, error_code ec);
-  void wait_upstream(unsigned generation);
-  void read_upstream(unsigned generation);
-  void from_upstream(unsigned generation, const char* data, size_t n, size_t capacity, error_code ec);
-  void upstream_failed(unsigned generation);
-  void done_if_both_ended();
+// One health check under way: a name being resolved (fd −1), or a connect.
+struct Probe {
+  std::string address;
+  int fd = -1;
+  uint32_t tag = 0;
+  Clock::time_point started;
+  Clock::time_point deadline;
+  bool in_use = false;
+};
 
-  Balancer& lb_;
-  tcp::socket client_;
-  tcp::socket upstream_;
-  tcp::resolver resolver_;
-  asio::steady_timer timer_;
-  std::vector<std::string> order_;
-  size_t next_ = 0;
-  std::string address_;     // the upstream it is connected to; empty while dialing
-  unsigned generation_ = 0;  // of the current dial: handlers of an older one do nothing
-  bool answered_ = false;    // the upstream has sent the client something
-  bool replayable_ = true;   // every client byte so far is in replay_
-  std::string replay_;
-  bool client_waiting_ = false;
-  bool writing_up_ = false;
-  bool client_ended_ = false;
-  bool upstream_ended_ = false;
-  std::unique_ptr<char[]> up_;    // big buffers, only while data flows
-  std::unique_ptr<char[]> down_;
-  char small_up_[kSmallBuffer];   // what the waiting reads read into
-  char small_down_[kSmallBuffer];
-  bool closed_ = false;
+struct DialDeadline {
+  Clock::time_point at;
+  uint32_t slot;
+  uint32_t tag;
 };
 
 class Balancer final : public LoadBalancer {
  public:
-  explicit Balancer(LoadBalancerOptions o) : o_(std::move(o)), acceptor_(io_), checks_(io_), rng_(std::random_device{}()) {}
+  explicit Balancer(LoadBalancerOptions o) : o_(std::move(o)), rng_(std::random_device{}()) {}
 
   ~Balancer() override {
-    asio::post(io_, [this] {
-      stopping_ = true;
-      error_code ec;
-      acceptor_.close(ec);
-      checks_.cancel();
-      for (auto& w : live_) {
-        if (auto c = w.lock()) c->close();
-      }
-      for (auto& w : probes_) {
-        if (auto p = w.lock()) p->cancel();
-      }
-    });
+    stopping_ = true;
+    wake();
     if (thread_.joinable()) thread_.join();
+    for (size_t i = 0; i < connections_pool_.size(); ++i) {
+      if (connections_pool_[i].in_use) finish(static_cast<uint32_t>(i));
+    }
+    for (auto& p : probes_) {
+      if (p.fd >= 0) ::close(p.fd);
+    }
+    if (listener_ >= 0) ::close(listener_);
+    if (wake_ >= 0) ::close(wake_);
+    if (epoll_ >= 0) ::close(epoll_);
   }
 
   Status listen() {
-    error_code ec;
-    const auto address = asio::ip::make_address(o_.host, ec);
-    if (ec) return Error(ErrorKind::kInvalidArgument, "KubePrism: \"" + o_.host + "\" is not an IP address");
-    const tcp::endpoint at(address, static_cast<uint16_t>(o_.port));
-    acceptor_.open(at.protocol(), ec);
-    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(at, ec);
-    if (!ec) set_tcp_options(acceptor_.native_handle(), true);  // every client socket inherits them
-    if (!ec) acceptor_.listen(4096, ec);
-    if (ec) return Error(ErrorKind::kUnavailable, "KubePrism cannot listen on " + address_text() + ": " + ec.message());
-    accept();
-    schedule_checks(std::chrono::milliseconds(0));
-    thread_ = std::thread([this] { io_.run(); });
+    const std::string where = address_text();
+    auto at = NameResolver::parse_numeric(where);
+    if (!at)
+      return Error(ErrorKind::kInvalidArgument,
+                   "KubePrism: \"" + o_.host + "\" is not an IP address");
+    epoll_ = epoll_create1(EPOLL_CLOEXEC);
+    wake_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    listener_ = socket(at->family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (epoll_ < 0 || wake_ < 0 || listener_ < 0)
+      return Error(ErrorKind::kUnavailable, "KubePrism: " + std::string(strerror(errno)));
+    const int one = 1;
+    setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    set_tcp_options(listener_, true);  // every client socket inherits them
+    if (bind(listener_, at->get(), at->length) != 0 || ::listen(listener_, 4096) != 0) {
+      return Error(ErrorKind::kUnavailable,
+                   "KubePrism cannot listen on " + where + ": " + strerror(errno));
+    }
+    add(listener_, EPOLLIN, token(Kind::kListener));
+    add(wake_, EPOLLIN, token(Kind::kWake));
+    add(resolver_.fd(), EPOLLIN, token(Kind::kResolver));
+    thread_ = std::thread([this] { run(); });
     return {};
   }
 
@@ -163,7 +172,8 @@ class Balancer final : public LoadBalancer {
       std::lock_guard lock(mu_);
       set_.assign(upstreams);
     }
-    asio::post(io_, [this] { schedule_checks(std::chrono::milliseconds(0)); });  // new ones are checked at once
+    check_now_ = true;  // new ones are checked at once
+    wake();
   }
 
   std::vector<UpstreamState> upstreams() const override {
@@ -174,39 +184,449 @@ class Balancer final : public LoadBalancer {
   std::string address() const override { return address_text(); }
   int connections() const override { return connections_; }
 
-  // For connections (the balancer's thread only, but for the lock its readers share).
-  asio::io_context& io() { return io_; }
-  const LoadBalancerOptions& options() const { return o_; }
-  std::vector<std::string> dial_order() {
-    std::lock_guard lock(mu_);
-    return set_.dial_order();
-  }
-  void opened(const std::string& a) {
-    std::lock_guard lock(mu_);
-    set_.opened(a);
-  }
-  void closed(const std::string& a) {
-    std::lock_guard lock(mu_);
-    set_.closed(a);
-  }
-  void dial_failed(const std::string& a) { changed([&] { set_.failed(a); }); }
-  void gone() { --connections_; }
-  // Copy buffers, recycled between connections (the balancer's thread only).
-  std::unique_ptr<char[]> take_buffer() {
-    if (free_buffers_.empty()) return std::unique_ptr<char[]>(new char[kBufferSize]);
-    auto b = std::move(free_buffers_.back());
-    free_buffers_.pop_back();
-    return b;
-  }
-  void give_buffer(std::unique_ptr<char[]>& b) {
-    if (b && free_buffers_.size() < kSpareBuffers) free_buffers_.push_back(std::move(b));
-    b.reset();
-  }
-
  private:
   std::string address_text() const {
-    return (o_.host.find(':') != std::string::npos ? "[" + o_.host + "]" : o_.host) + ":" + std::to_string(o_.port);
+    return (o_.host.find(':') != std::string::npos ? "[" + o_.host + "]" : o_.host) + ":" +
+           std::to_string(o_.port);
   }
+
+  void wake() {
+    const uint64_t one = 1;
+    if (wake_ >= 0) (void)!write(wake_, &one, sizeof one);
+  }
+
+  void listen_for(uint32_t events) {
+    epoll_event e{};
+    e.events = events;
+    e.data.u64 = token(Kind::kListener);
+    epoll_ctl(epoll_, EPOLL_CTL_MOD, listener_, &e);
+  }
+
+  void add(int fd, uint32_t events, uint64_t tok) {
+    epoll_event e{};
+    e.events = events;
+    e.data.u64 = tok;
+    epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &e);
+  }
+
+  // Never 0: a side without a socket has tag 0.
+  uint32_t next_tag() {
+    if (++tags_ == 0) ++tags_;
+    return tags_;
+  }
+
+  // --- the loop ---
+
+  void run() {
+    epoll_event events[256];
+    next_check_ = Clock::now();
+    while (!stopping_) {
+      const int n = epoll_wait(epoll_, events, 256, timeout_ms());
+      now_ = Clock::now();
+      for (int i = 0; i < n; ++i) dispatch(events[i]);
+      expire_dials();
+      expire_probes();
+      if (accept_paused_until_ && now_ >= *accept_paused_until_) {
+        accept_paused_until_.reset();
+        listen_for(EPOLLIN);
+      }
+      if (check_now_.exchange(false) || now_ >= next_check_) check_all();
+    }
+  }
+
+  // Until the next dial deadline, probe deadline or round of checks.
+  int timeout_ms() const {
+    const auto now = Clock::now();
+    auto until = next_check_;
+    if (accept_paused_until_) until = std::min(until, *accept_paused_until_);
+    if (!dials_.empty()) until = std::min(until, dials_.front().at);
+    for (const auto& p : probes_) {
+      if (p.in_use) until = std::min(until, p.deadline);
+    }
+    if (until <= now) return 0;
+    return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
+  }
+
+  void dispatch(const epoll_event& e) {
+    const auto kind = static_cast<Kind>(e.data.u64 & 7);
+    const auto slot = static_cast<uint32_t>((e.data.u64 & 0xffffffff) >> 3);
+    const auto tag = static_cast<uint32_t>(e.data.u64 >> 32);
+    switch (kind) {
+      case Kind::kListener:
+        return accept_all();
+      case Kind::kWake: {
+        uint64_t count = 0;
+        (void)!read(wake_, &count, sizeof count);
+        return;
+      }
+      case Kind::kResolver:
+        return resolved(resolver_.take());
+      case Kind::kClient:
+      case Kind::kUpstream: {
+        if (slot >= connections_pool_.size()) return;
+        Connection& c = connections_pool_[slot];
+        Side& side = kind == Kind::kClient ? c.client : c.upstream;
+        if (!c.in_use || side.tag != tag) return;  // an event of a socket that has gone
+        const bool error = (e.events & (EPOLLERR | EPOLLHUP)) != 0;
+        if (&side == &c.upstream && c.dialing) {
+          if (error || (e.events & EPOLLOUT) == 0) return upstream_failed(slot);
+          return connected(slot, e.events);
+        }
+        note(side, e.events);
+        return pump(slot);
+      }
+      case Kind::kProbe: {
+        if (slot >= probes_.size() || !probes_[slot].in_use || probes_[slot].tag != tag) return;
+        return probe_done(slot,
+                          (e.events & (EPOLLERR | EPOLLHUP)) == 0 && (e.events & EPOLLOUT) != 0);
+      }
+    }
+  }
+
+  static void note(Side& side, uint32_t events) {
+    const bool error = (events & (EPOLLERR | EPOLLHUP)) != 0;
+    if ((events & (EPOLLIN | EPOLLRDHUP)) != 0 || error) side.readable = true;
+    if ((events & EPOLLOUT) != 0 || error) side.writable = true;
+    if ((events & (EPOLLRDHUP | EPOLLHUP)) != 0) side.peer_ended = true;
+  }
+
+  // --- accepting ---
+
+  void accept_all() {
+    for (int i = 0; i < kAcceptsPerWakeup; ++i) {
+      const int fd = accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (would_block()) return;
+        // Out of descriptors (EMFILE, ENFILE) or memory: the client stays queued and the
+        // listener readable, so accepting pauses for a tenth of a second instead of spinning.
+        log_limited("KubePrism cannot accept: " + std::string(strerror(errno)));
+        listen_for(0);
+        accept_paused_until_ = now_ + std::chrono::milliseconds(100);
+        return;
+      }
+      if (connections_ >= o_.max_connections) {
+        ::close(fd);
+        log_limited("KubePrism connection limit reached: new clients are closed");
+        continue;
+      }
+      ++connections_;
+      const uint32_t slot = take_slot();
+      Connection& c = connections_pool_[slot];
+      c.client.fd = fd;
+      c.client.tag = next_tag();
+      add(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, token(Kind::kClient, slot, c.client.tag));
+      {
+        std::lock_guard lock(mu_);
+        set_.dial_order_into(c.order);
+      }
+      try_next(slot);
+    }
+  }
+
+  // Once a second at most: a full descriptor table or the bound would otherwise log each client.
+  void log_limited(const std::string& message) {
+    const auto now = Clock::now();
+    if (now - last_limit_log_ < std::chrono::seconds(1)) return;
+    last_limit_log_ = now;
+    o_.log.warn(message,
+                {{"limit", std::to_string(o_.max_connections)}, {"listen", address_text()}});
+  }
+
+  uint32_t take_slot() {
+    uint32_t slot;
+    if (!free_slots_.empty()) {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(connections_pool_.size());
+      connections_pool_.emplace_back();
+    }
+    Connection& c = connections_pool_[slot];
+    c.in_use = true;
+    c.dialing = false;
+    c.next = 0;
+    c.answered = false;
+    c.replaying = true;
+    c.replay.clear();
+    c.replay_sent = 0;
+    c.client = {};
+    c.upstream = {};
+    return slot;
+  }
+
+  // Closes both sockets (the kernel drops them from the epoll set) and frees the slot.
+  void finish(uint32_t slot) {
+    Connection& c = connections_pool_[slot];
+    if (!c.in_use) return;
+    if (c.client.fd >= 0) ::close(c.client.fd);
+    if (c.upstream.fd >= 0) ::close(c.upstream.fd);
+    if (!c.address.empty() && !c.dialing) {
+      std::lock_guard lock(mu_);
+      set_.closed(c.address);
+    }
+    c.address.clear();
+    c.client = {};
+    c.upstream = {};
+    c.in_use = false;
+    give_buffer(c.up);
+    give_buffer(c.down);
+    if (c.replay.capacity() > kBufferSize)
+      c.replay = std::string();  // a big request's room is not kept
+
+    free_slots_.push_back(slot);
+    --connections_;
+  }
+
+  // --- dialing ---
+
+  // The next upstream, with a deadline; none left: the client is closed, cleanly.
+  void try_next(uint32_t slot) {
+    Connection& c = connections_pool_[slot];
+    while (c.next < c.order.size()) {
+      c.address = c.order[c.next++];
+      const auto to = address_of(c.address);
+      const int fd = to ? socket(to->family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) : -1;
+      if (fd >= 0) {
+        set_tcp_options(fd, false);
+        if (::connect(fd, to->get(), to->length) == 0 || errno == EINPROGRESS) {
+          c.upstream = {.fd = fd, .tag = next_tag()};
+          c.dialing = true;
+          // Its first event says how the connect went: writable, or an error.
+          add(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+              token(Kind::kUpstream, slot, c.upstream.tag));
+          dials_.push_back({now_ + o_.dial_timeout, slot, c.upstream.tag});
+          return;
+        }
+        ::close(fd);
+      }
+      mark_failed(c.address);
+    }
+    c.address.clear();
+    finish(slot);
+  }
+
+  // A numeric address parsed once; a name as the health checks last resolved it.
+  std::optional<SocketAddress> address_of(const std::string& address) {
+    if (auto it = addresses_.find(address); it != addresses_.end()) return it->second;
+    auto numeric = NameResolver::parse_numeric(address);
+    if (numeric) addresses_.emplace(address, *numeric);
+    return numeric;
+  }
+
+  void expire_dials() {
+    while (!dials_.empty() && dials_.front().at <= now_) {
+      const DialDeadline d = dials_.front();
+      dials_.pop_front();
+      Connection& c = connections_pool_[d.slot];
+      if (c.in_use && c.dialing && c.upstream.tag == d.tag) upstream_failed(d.slot);
+    }
+  }
+
+  void mark_failed(const std::string& address) {
+    changed([&] { set_.failed(address); });
+  }
+
+  void connected(uint32_t slot, uint32_t events) {
+    Connection& c = connections_pool_[slot];
+    c.dialing = false;
+    {
+      std::lock_guard lock(mu_);
+      set_.opened(c.address);
+    }
+    c.replay_sent = 0;
+    note(c.upstream, events);
+    pump(slot);
+  }
+
+  // Down, or gone before it answered: the next upstream gets the client's bytes again. After
+  // the first byte back to the client there is no going back: the client sees the failure.
+  void upstream_failed(uint32_t slot) {
+    Connection& c = connections_pool_[slot];
+    if (c.dialing) {
+      mark_failed(c.address);  // a failed dial marks the upstream down at once
+    } else {
+      std::lock_guard lock(mu_);
+      set_.closed(c.address);  // one that accepted and then went is left to the health checks
+    }
+    ::close(c.upstream.fd);
+    c.upstream = {};
+    c.dialing = false;
+    c.address.clear();
+    if (c.answered || !c.replaying) return finish(slot);
+    c.replay_sent = 0;
+    try_next(slot);
+  }
+
+  // --- copying ---
+
+  std::unique_ptr<char[]> take_buffer() {
+    if (spare_buffers_.empty()) return std::unique_ptr<char[]>(new char[kBufferSize]);
+    auto b = std::move(spare_buffers_.back());
+    spare_buffers_.pop_back();
+    return b;
+  }
+
+  void give_buffer(Buffer& b) {
+    if (b.data && spare_buffers_.size() < kSpareBuffers)
+      spare_buffers_.push_back(std::move(b.data));
+    b.data.reset();
+    b.off = b.len = 0;
+  }
+
+  // Moves what can move in both directions; closes the connection once both ends are over.
+  void pump(uint32_t slot) {
+    Connection& c = connections_pool_[slot];
+    if (c.upstream.fd >= 0 && !c.dialing && !pump_down(slot)) return;
+    if (!pump_up(slot)) return;
+    Connection& d = connections_pool_[slot];
+    if (d.in_use && d.client.ended && d.upstream.ended && d.up.pending() == 0 &&
+        d.down.pending() == 0)
+      finish(slot);
+  }
+
+  // Client → upstream. While no upstream is connected the bytes only go to `replay`, and
+  // reading pauses when it is full. False when the connection is over.
+  bool pump_up(uint32_t slot) {
+    Connection& c = connections_pool_[slot];
+    const bool connected = c.upstream.fd >= 0 && !c.dialing;
+    while (true) {
+      if (c.replaying && c.replay_sent == c.replay.size() && connected &&
+          (c.answered || c.replay.size() >= kReplayLimit)) {
+        c.replaying = false;  // answered, or too much to keep: from now on, no retry
+        c.replay.clear();
+        c.replay_sent = 0;
+      }
+      const char* data = c.replaying ? c.replay.data() + c.replay_sent : c.up.data.get() + c.up.off;
+      const size_t pending = c.replaying ? c.replay.size() - c.replay_sent : c.up.pending();
+      if (pending > 0) {
+        if (!connected || !c.upstream.writable) break;
+        const ssize_t n = ::send(c.upstream.fd, data, pending, MSG_NOSIGNAL);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          if (!would_block()) {
+            upstream_failed(slot);
+            return connections_pool_[slot].in_use;
+          }
+          c.upstream.writable = false;
+          break;
+        }
+        (c.replaying ? c.replay_sent : c.up.off) += static_cast<size_t>(n);
+        if (static_cast<size_t>(n) < pending) {
+          c.upstream.writable = false;  // full: an edge comes when it drains
+          break;
+        }
+        continue;
+      }
+      give_buffer(c.up);  // idle: no buffer held
+      if (c.client.ended) {
+        if (connected && !c.upstream.shut && !c.upstream.ended) {
+          shutdown(c.upstream.fd, SHUT_WR);
+          c.upstream.shut = true;
+        }
+        break;
+      }
+      if (!c.client.readable) break;
+      // While replaying, the buffer is only where a read lands before it joins `replay`.
+      const size_t room =
+          c.replaying ? std::min(kReplayLimit - c.replay.size(), kBufferSize) : kBufferSize;
+      if (room == 0) break;  // full until an upstream takes it
+      c.up.data = take_buffer();
+      const ssize_t n = ::recv(c.client.fd, c.up.data.get(), room, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (!would_block()) {
+          finish(slot);
+          return false;
+        }
+        c.client.readable = false;
+        continue;
+      }
+      const auto got = static_cast<size_t>(n);
+      if (c.replaying) {
+        c.replay.append(c.up.data.get(), got);
+      } else {
+        c.up.off = 0;
+        c.up.len = got;
+      }
+      if (n == 0 || (got < room && c.client.peer_ended)) {
+        c.client.ended = true;  // all of it read: an end of stream
+      } else if (got < room) {
+        c.client.readable = false;  // drained: the next byte brings an edge
+      }
+    }
+    return true;
+  }
+
+  // Upstream → client, the same way; an end before any byte (the client still sending) counts
+  // as a failure to retry. False when the connection is over.
+  bool pump_down(uint32_t slot) {
+    Connection& c = connections_pool_[slot];
+    while (true) {
+      const size_t pending = c.down.pending();
+      if (pending > 0) {
+        if (!c.client.writable) break;
+        const ssize_t n =
+            ::send(c.client.fd, c.down.data.get() + c.down.off, pending, MSG_NOSIGNAL);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          if (!would_block()) {
+            finish(slot);
+            return false;
+          }
+          c.client.writable = false;
+          break;
+        }
+        c.down.off += static_cast<size_t>(n);
+        if (static_cast<size_t>(n) < pending) {
+          c.client.writable = false;
+          break;
+        }
+        continue;
+      }
+      give_buffer(c.down);
+      if (c.upstream.ended) {
+        if (c.client.ended) {
+          finish(slot);
+          return false;
+        }
+        if (!c.client.shut) {
+          shutdown(c.client.fd, SHUT_WR);
+          c.client.shut = true;
+        }
+        break;
+      }
+      if (!c.upstream.readable) break;
+      c.down.data = take_buffer();
+      const ssize_t n = ::recv(c.upstream.fd, c.down.data.get(), kBufferSize, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (!would_block()) {
+          upstream_failed(slot);
+          return connections_pool_[slot].in_use && !connections_pool_[slot].dialing;
+        }
+        c.upstream.readable = false;
+        continue;
+      }
+      const bool ends = n == 0 || (static_cast<size_t>(n) < kBufferSize && c.upstream.peer_ended);
+      if (n == 0 && !c.answered && !c.client.ended) {
+        // An end before an answer while the client may still be talking: a failure to retry.
+        upstream_failed(slot);
+        return connections_pool_[slot].in_use && !connections_pool_[slot].dialing;
+      }
+      if (n > 0) c.answered = true;
+      c.down.off = 0;
+      c.down.len = static_cast<size_t>(n);
+      if (ends) {
+        c.upstream.ended = true;
+      } else if (static_cast<size_t>(n) < kBufferSize) {
+        c.upstream.readable = false;
+      }
+    }
+    return true;
+  }
+
+  // --- health checks ---
 
   // Applies `edit` to the set and tells the owner when any upstream's health flipped.
   template <class Edit>
@@ -218,350 +638,124 @@ class Balancer final : public LoadBalancer {
       edit();
       const auto after = set_.snapshot();
       for (size_t i = 0; i < after.size(); ++i) {
-        flipped = flipped || i >= before.size() || before[i].address != after[i].address || before[i].healthy != after[i].healthy;
+        flipped = flipped || i >= before.size() || before[i].address != after[i].address ||
+                  before[i].healthy != after[i].healthy;
       }
     }
     if (flipped && o_.on_change) o_.on_change();
   }
 
-  void accept() {
-    acceptor_.async_accept([this](error_code ec, tcp::socket client) {
-      if (stopping_ || ec == asio::error::operation_aborted) return;
-      if (!ec) {
-        if (connections_ >= o_.max_connections) {
-          const auto now = Clock::now();
-          if (now - last_limit_log_ > std::chrono::seconds(1)) {
-            last_limit_log_ = now;
-            o_.log.warn("KubePrism connection limit reached: new clients are closed",
-                        {{"limit", std::to_string(o_.max_connections)}, {"listen", address_text()}});
-          }
-          error_code ignored;
-          client.close(ignored);
+  // A check of every upstream that has none under way; the next round in a second, ± 10%.
+  void check_all() {
+    for (const auto& u : upstreams()) {
+      bool running = false;
+      for (const auto& p : probes_) running = running || (p.in_use && p.address == u.address);
+      if (!running) check(u.address);
+    }
+    const auto every = o_.check_every.count();
+    std::uniform_int_distribution<long> jitter(-every / 10, every / 10);
+    next_check_ = now_ + std::chrono::milliseconds(every + jitter(rng_));
+  }
+
+  // One health check: a TCP connect within the check interval (the dial deadline at least);
+  // a name is resolved first, and the answer kept for the dials.
+  void check(const std::string& address) {
+    size_t slot = 0;
+    while (slot < probes_.size() && probes_[slot].in_use) ++slot;
+    if (slot == probes_.size()) probes_.emplace_back();
+    Probe& p = probes_[slot];
+    p = {.address = address,
+         .fd = -1,
+         .tag = next_tag(),
+         .started = now_,
+         .deadline = now_ + std::max(o_.check_every, o_.dial_timeout),
+         .in_use = true};
+    if (auto numeric = NameResolver::parse_numeric(address)) return connect_probe(slot, *numeric);
+    resolver_.resolve(address);
+  }
+
+  void connect_probe(size_t slot, const SocketAddress& to) {
+    Probe& p = probes_[slot];
+    p.fd = socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (p.fd < 0 || (::connect(p.fd, to.get(), to.length) != 0 && errno != EINPROGRESS))
+      return probe_done(slot, false);
+    add(p.fd, EPOLLOUT, token(Kind::kProbe, static_cast<uint32_t>(slot), p.tag));
+  }
+
+  void resolved(const std::vector<Resolved>& answers) {
+    for (const auto& a : answers) {
+      if (a.ok) {
+        addresses_[a.address] = a.to;
+      } else {
+        addresses_.erase(a.address);
+      }
+      for (size_t slot = 0; slot < probes_.size(); ++slot) {
+        Probe& p = probes_[slot];
+        if (!p.in_use || p.fd >= 0 || p.address != a.address) continue;
+        if (a.ok) {
+          connect_probe(slot, a.to);
         } else {
-          ++connections_;
-          error_code ignored;
-          client.non_blocking(true, ignored);
-          auto c = std::make_shared<Connection>(*this, std::move(client));
-          live_.push_back(c);
-          if (live_.size() > 2 * static_cast<size_t>(connections_) + 64) live_.remove_if([](const auto& w) { return w.expired(); });
-          c->dial(dial_order());
+          probe_done(slot, false);
         }
       }
-      accept();
+    }
+  }
+
+  void probe_done(size_t slot, bool ok) {
+    Probe& p = probes_[slot];
+    if (p.fd >= 0) ::close(p.fd);
+    p.fd = -1;
+    p.in_use = false;
+    if (stopping_) return;
+    const auto latency =
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - p.started);
+    changed([&] {
+      if (ok) {
+        set_.check_passed(p.address, latency);
+      } else {
+        set_.failed(p.address);
+      }
     });
   }
 
-  void schedule_checks(std::chrono::milliseconds after) {
-    checks_.expires_after(after);
-    checks_.async_wait([this](error_code ec) {
-      if (ec || stopping_) return;
-      for (const auto& u : upstreams()) check(u.address);
-      const auto every = o_.check_every.count();
-      std::uniform_int_distribution<long> jitter(-every / 10, every / 10);
-      schedule_checks(std::chrono::milliseconds(every + jitter(rng_)));
-    });
-  }
-
-  // One health check: a TCP connect within the check interval (the dial deadline at least).
-  void check(const std::string& address) {
-    auto p = std::make_shared<Probe>(io_);
-    probes_.remove_if([](const auto& w) { return w.expired(); });
-    probes_.push_back(p);
-    auto done = [this, p, address](bool ok) {
-      if (p->finished || stopping_) return;
-      p->finished = true;
-      p->cancel();
-      const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - p->started);
-      changed([&] {
-        if (ok) {
-          set_.check_passed(address, latency);
-        } else {
-          set_.failed(address);
-        }
-      });
-    };
-    p->timer.expires_after(std::max(o_.check_every, o_.dial_timeout));
-    p->timer.async_wait([done](error_code ec) {
-      if (!ec) done(false);
-    });
-    const auto [host, port] = split(address);
-    p->resolver.async_resolve(host, port, [p, done](error_code ec, tcp::resolver::results_type results) {
-      if (ec) return done(false);
-      asio::async_connect(p->socket, results, [done](error_code cec, const tcp::endpoint&) { done(!cec); });
-    });
+  void expire_probes() {
+    for (size_t slot = 0; slot < probes_.size(); ++slot) {
+      if (probes_[slot].in_use && probes_[slot].deadline <= now_) probe_done(slot, false);
+    }
   }
 
   const LoadBalancerOptions o_;
-  asio::io_context io_{1};  // one thread runs it
-  tcp::acceptor acceptor_;
-  asio::steady_timer checks_;
   std::mt19937 rng_;
+  int epoll_ = -1;
+  int listener_ = -1;
+  int wake_ = -1;
   std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> check_now_{false};
+  std::atomic<int> connections_{0};
   mutable std::mutex mu_;  // set_
   UpstreamSet set_;        // guarded by mu_
-  std::atomic<int> connections_{0};
-  std::list<std::weak_ptr<Connection>> live_;  // the balancer's thread only
-  std::list<std::weak_ptr<Probe>> probes_;     // the balancer's thread only
-  std::vector<std::unique_ptr<char[]>> free_buffers_;  // the balancer's thread only
-  Clock::time_point last_limit_log_{};         // the balancer's thread only
-  bool stopping_ = false;                      // the balancer's thread only
+  // The loop's thread only:
+  NameResolver resolver_;
+  std::deque<Connection> connections_pool_;  // slots; a deque keeps their addresses
+  std::vector<uint32_t> free_slots_;
+  std::deque<DialDeadline> dials_;  // in deadline order: every dial gets the same time
+  std::vector<Probe> probes_;
+  std::unordered_map<std::string, SocketAddress> addresses_;
+  std::vector<std::unique_ptr<char[]>> spare_buffers_;
+  uint32_t tags_ = 0;
+  Clock::time_point now_ = Clock::now();
+  Clock::time_point next_check_ = Clock::now();
+  Clock::time_point last_limit_log_{};
+  std::optional<Clock::time_point> accept_paused_until_;
 };
-
-Connection::Connection(Balancer& lb, tcp::socket client)
-    : lb_(lb), client_(std::move(client)), upstream_(lb.io()), resolver_(lb.io()), timer_(lb.io()) {}
-
-Connection::~Connection() {
-  if (!address_.empty()) lb_.closed(address_);
-  lb_.give_buffer(up_);
-  lb_.give_buffer(down_);
-  lb_.gone();
-}
-
-// The client is read once an upstream is connected: by then its first bytes are usually there
-// (no read that finds nothing), and any read before an answer is kept for a retry anyway.
-void Connection::dial(std::vector<std::string> order) {
-  order_ = std::move(order);
-  try_next();
-}
-
-void Connection::close() {
-  if (closed_) return;
-  closed_ = true;
-  error_code ignored;
-  timer_.cancel();
-  resolver_.cancel();
-  client_.close(ignored);
-  upstream_.close(ignored);
-}
-
-// The next upstream within the dial deadline; none left: the client is closed, cleanly.
-void Connection::try_next() {
-  if (closed_) return;
-  if (next_ >= order_.size()) {
-    close();
-    return;
-  }
-  const unsigned g = ++generation_;
-  const std::string address = order_[next_++];
-  auto self = shared_from_this();
-  timer_.expires_after(lb_.options().dial_timeout);
-  timer_.async_wait([self, g, address](error_code ec) {
-    if (ec || g != self->generation_ || self->closed_) return;
-    self->upstream_failed(g);
-  });
-  auto on_connect = [self, g, address](error_code ec) {
-    if (g != self->generation_ || self->closed_) return;
-    if (ec) return self->upstream_failed(g);
-    self->timer_.cancel();
-    self->connected(g, address);
-  };
-  const auto [host, port] = split(address);
-  error_code not_numeric;
-  const auto ip = asio::ip::make_address(host, not_numeric);
-  if (!not_numeric) {  // an address: no resolver (it runs on a thread of its own)
-    const tcp::endpoint to(ip, static_cast<uint16_t>(std::stoi(port)));
-    error_code oec;
-    upstream_.open(to.protocol(), oec);
-    if (oec) return upstream_failed(g);
-    set_tcp_options(upstream_.native_handle(), false);
-    upstream_.non_blocking(true, oec);
-    // connect(2) itself, then a wait to be writable and SO_ERROR: asio's connect polls the
-    // socket once more.
-    if (::connect(upstream_.native_handle(), to.data(), static_cast<socklen_t>(to.size())) == 0) return on_connect({});
-    if (errno != EINPROGRESS) return on_connect(error_code(errno, boost::system::system_category()));
-    upstream_.async_wait(tcp::socket::wait_write, [self, on_connect](error_code wec) {
-      if (wec) return on_connect(wec);
-      int err = 0;
-      socklen_t len = sizeof err;
-      getsockopt(self->upstream_.native_handle(), SOL_SOCKET, SO_ERROR, &err, &len);
-      on_connect(err == 0 ? error_code() : error_code(err, boost::system::system_category()));
-    });
-    return;
-  }
-  resolver_.async_resolve(host, port, [self, g, on_connect](error_code ec, tcp::resolver::results_type results) {
-    if (g != self->generation_ || self->closed_) return;
-    if (ec) return self->upstream_failed(g);
-    asio::async_connect(self->upstream_, results, [on_connect](error_code cec, const tcp::endpoint&) { on_connect(cec); });
-  });
-}
-
-// Down, or gone before it answered: the next upstream gets the client's bytes again. After
-// the first byte back to the client there is no going back: the client sees the failure.
-void Connection::upstream_failed(unsigned g) {
-  if (g != generation_ || closed_) return;
-  if (address_.empty()) {
-    lb_.dial_failed(order_[next_ - 1]);  // a failed dial marks the upstream down at once
-  } else {
-    lb_.closed(address_);  // one that accepted and then went is left to the health checks
-    address_.clear();
-  }
-  if (answered_ || !replayable_) return close();
-  ++generation_;  // whatever is pending on the old socket does nothing now
-  writing_up_ = false;
-  error_code ignored;
-  upstream_.close(ignored);
-  upstream_ = tcp::socket(lb_.io());
-  try_next();
-}
-
-void Connection::connected(unsigned g, const std::string& address) {
-  address_ = address;
-  lb_.opened(address);
-  if (!upstream_.non_blocking()) {  // dialed by name: opened by the resolver's connect
-    set_tcp_options(upstream_.native_handle(), false);
-    error_code ignored;
-    upstream_.non_blocking(true, ignored);
-  }
-  wait_upstream(g);
-  if (!replay_.empty()) {
-    // What the client sent while dialing (or to an upstream that failed), first.
-    auto bytes = std::make_shared<std::string>(replay_);
-    writing_up_ = true;
-    auto self = shared_from_this();
-    asio::async_write(upstream_, asio::buffer(*bytes), [self, g, bytes](error_code ec, size_t) {
-      if (g != self->generation_ || self->closed_) return;
-      self->writing_up_ = false;
-      if (ec) return self->upstream_failed(g);
-      if (self->client_ended_) {
-        error_code ignored;
-        self->upstream_.shutdown(tcp::socket::shutdown_send, ignored);
-      } else if (!self->client_waiting_) {
-        self->wait_client();
-      }
-    });
-  } else if (client_ended_) {
-    error_code ignored;
-    upstream_.shutdown(tcp::socket::shutdown_send, ignored);
-  } else if (!client_waiting_) {
-    wait_client();
-  }
-}
-
-// Waiting for the client reads into a small buffer of the connection's own (asio's read ops,
-// unlike its waits, cost no epoll_ctl each time); a read that fills it goes on into a big one.
-void Connection::wait_client() {
-  lb_.give_buffer(up_);  // idle: no big buffer held
-  client_waiting_ = true;
-  auto self = shared_from_this();
-  client_.async_read_some(asio::buffer(small_up_, kSmallBuffer), [self](error_code ec, size_t n) {
-    self->client_waiting_ = false;
-    if (self->closed_) return;
-    self->from_client(self->small_up_, n, kSmallBuffer, ec);
-  });
-}
-
-// More is likely there: read it into a big buffer now.
-void Connection::read_client() {
-  if (closed_ || writing_up_ || client_ended_) return;
-  if (!up_) up_ = lb_.take_buffer();
-  error_code ec;
-  const size_t n = client_.read_some(asio::buffer(up_.get(), kBufferSize), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_client();
-  from_client(up_.get(), n, kBufferSize, ec);
-}
-
-// Client → upstream. While no upstream is connected the bytes only go to replay_, and reading
-// pauses until one is.
-void Connection::from_client(const char* data, size_t n, size_t capacity, error_code ec) {
-  if (ec == asio::error::eof) {
-    client_ended_ = true;
-    if (!address_.empty() && !upstream_ended_) {  // no point telling one that has closed
-      error_code ignored;
-      upstream_.shutdown(tcp::socket::shutdown_send, ignored);
-    }
-    return done_if_both_ended();
-  }
-  if (ec) return close();
-  if (!answered_ && replayable_) {
-    if (replay_.size() + n <= kReplayLimit) {
-      replay_.append(data, n);
-    } else {
-      replayable_ = false;
-      replay_.clear();
-      if (address_.empty()) return close();  // nowhere to send it, and too much to keep
-    }
-  }
-  if (address_.empty()) return;  // kept in replay_; sent once an upstream is connected
-  const unsigned g = generation_;
-  const bool full = n == capacity;
-  // Written at once when the socket takes it all (the common case: no handler to run later).
-  error_code wec;
-  const size_t sent = upstream_.write_some(asio::buffer(data, n), wec);
-  if (wec && wec != asio::error::would_block && wec != asio::error::try_again) return upstream_failed(g);
-  if (!wec && sent == n) return full ? read_client() : wait_client();
-  writing_up_ = true;
-  auto self = shared_from_this();
-  const size_t done = wec ? 0 : sent;
-  asio::async_write(upstream_, asio::buffer(data + done, n - done), [self, g, full](error_code aec, size_t) {
-    if (g != self->generation_ || self->closed_) return;
-    self->writing_up_ = false;
-    if (aec) return self->upstream_failed(g);
-    if (full) return self->read_client();
-    self->wait_client();
-  });
-}
-
-void Connection::wait_upstream(unsigned g) {
-  lb_.give_buffer(down_);
-  auto self = shared_from_this();
-  upstream_.async_read_some(asio::buffer(small_down_, kSmallBuffer), [self, g](error_code ec, size_t n) {
-    if (g != self->generation_ || self->closed_) return;
-    self->from_upstream(g, self->small_down_, n, kSmallBuffer, ec);
-  });
-}
-
-void Connection::read_upstream(unsigned g) {
-  if (g != generation_ || closed_) return;
-  if (!down_) down_ = lb_.take_buffer();
-  error_code ec;
-  const size_t n = upstream_.read_some(asio::buffer(down_.get(), kBufferSize), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) return wait_upstream(g);
-  from_upstream(g, down_.get(), n, kBufferSize, ec);
-}
-
-// Upstream → client, the same way; an end before any byte (the client still sending) counts as
-// a failure to retry.
-void Connection::from_upstream(unsigned g, const char* data, size_t n, size_t capacity, error_code ec) {
-  // An end after an answer, or once the client has ended its side, is the upstream's reply.
-  if (ec == asio::error::eof && (answered_ || client_ended_)) {
-    upstream_ended_ = true;
-    if (!client_ended_) {
-      error_code ignored;
-      client_.shutdown(tcp::socket::shutdown_send, ignored);
-    }
-    return done_if_both_ended();
-  }
-  if (ec) return upstream_failed(g);
-  if (!answered_) {
-    answered_ = true;
-    replay_.clear();
-    replay_.shrink_to_fit();
-  }
-  const bool full = n == capacity;
-  error_code wec;
-  const size_t sent = client_.write_some(asio::buffer(data, n), wec);
-  if (wec && wec != asio::error::would_block && wec != asio::error::try_again) return close();
-  if (!wec && sent == n) return full ? read_upstream(g) : wait_upstream(g);
-  auto self = shared_from_this();
-  const size_t done = wec ? 0 : sent;
-  asio::async_write(client_, asio::buffer(data + done, n - done), [self, g, full](error_code aec, size_t) {
-    if (self->closed_) return;
-    if (aec) return self->close();
-    if (g != self->generation_) return;
-    if (full) return self->read_upstream(g);
-    self->wait_upstream(g);
-  });
-}
-
-void Connection::done_if_both_ended() {
-  if (client_ended_ && upstream_ended_) close();
-}
 
 }  // namespace
 
 Result<std::unique_ptr<LoadBalancer>> LoadBalancer::start(LoadBalancerOptions options) {
   if (options.port < 1 || options.port > 65535) {
-    return Error(ErrorKind::kInvalidArgument, "KubePrism port " + std::to_string(options.port) + " is not in 1..65535");
+    return Error(ErrorKind::kInvalidArgument,
+                 "KubePrism port " + std::to_string(options.port) + " is not in 1..65535");
   }
   auto lb = std::make_unique<Balancer>(std::move(options));
   if (auto s = lb->listen(); !s.ok()) return s.error();

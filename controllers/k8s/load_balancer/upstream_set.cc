@@ -1,14 +1,15 @@
 #include "controllers/k8s/load_balancer/upstream_set.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace cosi::controllers {
 
 void UpstreamSet::assign(const std::vector<std::string>& addresses) {
   std::vector<UpstreamState> next;
   for (const auto& a : addresses) {
-    if (std::any_of(next.begin(), next.end(), [&](const UpstreamState& u) { return u.address == a; })) continue;
+    if (std::any_of(next.begin(), next.end(),
+                    [&](const UpstreamState& u) { return u.address == a; }))
+      continue;
     if (auto* old = find(a)) {
       next.push_back(*old);
     } else {
@@ -56,9 +57,22 @@ int UpstreamSet::tier(std::chrono::microseconds latency) {
 }
 
 std::vector<std::string> UpstreamSet::dial_order() const {
-  std::vector<size_t> order(upstreams_.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  std::vector<std::string> out;
+  dial_order_into(out);
+  return out;
+}
+
+void UpstreamSet::dial_order_into(std::vector<std::string>& out) const {
+  // At most a handful of upstreams: an insertion sort on indices, stable, with no allocation.
+  constexpr size_t kInline = 16;
+  size_t inline_order[kInline];
+  std::vector<size_t> heap_order;
+  size_t* order = inline_order;
+  if (upstreams_.size() > kInline) {
+    heap_order.resize(upstreams_.size());
+    order = heap_order.data();
+  }
+  const auto before = [&](size_t a, size_t b) {
     const auto& x = upstreams_[a];
     const auto& y = upstreams_[b];
     if (x.healthy != y.healthy) return x.healthy;
@@ -66,16 +80,26 @@ std::vector<std::string> UpstreamSet::dial_order() const {
     const int tx = tier(x.latency), ty = tier(y.latency);
     if (tx != ty) return tx < ty;
     return x.active < y.active;
-  });
-  std::vector<std::string> out;
-  for (size_t i : order) out.push_back(upstreams_[i].address);
-  return out;
+  };
+  for (size_t i = 0; i < upstreams_.size(); ++i) {
+    size_t j = i;
+    while (j > 0 && before(i, order[j - 1])) {
+      order[j] = order[j - 1];
+      --j;
+    }
+    order[j] = i;
+  }
+  out.resize(upstreams_.size());
+  for (size_t i = 0; i < upstreams_.size(); ++i) out[i] = upstreams_[order[i]].address;
 }
 
-std::vector<UpstreamState> UpstreamSet::snapshot() const { return upstreams_; }
+std::vector<UpstreamState> UpstreamSet::snapshot() const {
+  return upstreams_;
+}
 
 bool UpstreamSet::any_healthy() const {
-  return std::any_of(upstreams_.begin(), upstreams_.end(), [](const UpstreamState& u) { return u.healthy; });
+  return std::any_of(upstreams_.begin(), upstreams_.end(),
+                     [](const UpstreamState& u) { return u.healthy; });
 }
 
 }  // namespace cosi::controllers

@@ -45,6 +45,8 @@ class UpstreamSet {
   void closed(const std::string& address);
 
   std::vector<std::string> dial_order() const;
+  // The same into `out`, reusing its room (a balancer asks once per client connection).
+  void dial_order_into(std::vector<std::string>& out) const;
   std::vector<UpstreamState> snapshot() const;
   bool any_healthy() const;
 
