@@ -89,6 +89,7 @@ struct Options {
   std::string discovery_ttl = "30m";
   std::string etcd_binary = "etcd";
   std::string vip_lease_ttl = "2s";
+  std::string kubeprism_health_check = "tcp";
   bool host_network = false;
   bool apiserver_stand_in = false;
   bool insecure_dev = false;
@@ -148,6 +149,12 @@ int run(const Options& o, char** argv) {
   // seconds too, at least one) inside the lease less a margin: 2 s is the least that works.
   if (*vip_lease_ttl < std::chrono::seconds(2) || *vip_lease_ttl % std::chrono::seconds(1) != std::chrono::milliseconds(0)) {
     return fail("--vip-lease-ttl \"" + o.vip_lease_ttl + "\" must be whole seconds, at least 2s");
+  }
+  std::optional<controllers::HealthCheck> kubeprism_check;
+  if (o.kubeprism_health_check == "tcp") kubeprism_check = controllers::HealthCheck::kTcpConnect;
+  if (o.kubeprism_health_check == "https-readyz") kubeprism_check = controllers::HealthCheck::kHttpsReadyz;
+  if (!kubeprism_check) {
+    return fail("--kubeprism-health-check \"" + o.kubeprism_health_check + "\" is neither tcp nor https-readyz");
   }
   auto metrics = api::parse_host_port(o.metrics_listen.empty() ? listen->host + ":9100" : o.metrics_listen, 9100);
   if (!metrics.ok()) return fail("--metrics-listen " + metrics.error().message());
@@ -221,7 +228,7 @@ int run(const Options& o, char** argv) {
   // listens on its own address.
   network_controllers.push_back(std::make_unique<controllers::KubePrismEndpointsController>());
   network_controllers.push_back(std::make_unique<controllers::KubePrismConfigController>(o.host_network ? "127.0.0.1" : node_ip));
-  network_controllers.push_back(std::make_unique<controllers::KubePrismController>());
+  network_controllers.push_back(std::make_unique<controllers::KubePrismController>(*kubeprism_check));
   if (o.apiserver_stand_in) {
     network_controllers.push_back(std::make_unique<controllers::APIServerStandInController>(
         controllers::APIServerStandInOptions{.state_dir = o.state_dir, .listen_host = o.host_network ? "" : node_ip},
@@ -373,6 +380,8 @@ int main(int argc, char** argv) {
   flags.value("etcd-binary", 0, &o.etcd_binary, "the etcd server control planes run (default: etcd from PATH)");
   flags.value("vip-lease-ttl", 0, &o.vip_lease_ttl,
               "the etcd lease of a shared VIP's election: a holder that dies is replaced within about this long (default 2s)");
+  flags.value("kubeprism-health-check", 0, &o.kubeprism_health_check,
+              "how KubePrism checks its upstreams: tcp (a connect, as Talos) or https-readyz (GET /readyz answers 200) (default tcp)");
   flags.boolean("apiserver-stand-in", 0, &o.apiserver_stand_in,
                 "on a control plane, serve the API server stand-in (nginx, not Kubernetes) on :6443 for KubePrism to balance");
   flags.boolean("host-network", 0, &o.host_network,

@@ -45,7 +45,7 @@ ReconcileResult KubePrismController::reconcile(ControllerContext& ctx) {
   if (!lb_ || listen != listening_) {
     lb_.reset();
     upstreams_.clear();
-    auto started = factory_(LoadBalancerOptions{.host = c.host(), .port = static_cast<int>(c.port()), .on_change = ctx.waker(), .log = ctx.log()});
+    auto started = factory_(LoadBalancerOptions{.host = c.host(), .port = static_cast<int>(c.port()), .health_check = check_, .on_change = ctx.waker(), .log = ctx.log()});
     if (!started.ok()) return ReconcileResult::retry(started.error());
     lb_ = std::move(*started);
     listening_ = listen;

@@ -3,10 +3,11 @@
 // (established connections are left alone), stopped when the config goes. It publishes
 // KubePrismStatuses "k8s-loadbalancer" (host: where it listens; healthy: some upstream is) and,
 // ours, one KubePrismUpstreams "<host>:<port>" per upstream (healthy, latency, score, active
-// connections), refreshed every second and at once when an upstream's health changes.
+// connections), refreshed every second and at once when an upstream's health changes. Its
+// health checks are TCP connects, as Talos's, or HTTPS /readyz (HealthCheck::kHttpsReadyz).
 //
-//   runtime.add(std::make_unique<KubePrismController>());              // the real balancer
-//   runtime.add(std::make_unique<KubePrismController>(fake_factory));  // in unit tests
+//   runtime.add(std::make_unique<KubePrismController>());                          // the real balancer
+//   runtime.add(std::make_unique<KubePrismController>(HealthCheck::kTcpConnect, fake_factory));  // in unit tests
 #pragma once
 
 #include <functional>
@@ -23,7 +24,8 @@ using LoadBalancerFactory = std::function<Result<std::unique_ptr<LoadBalancer>>(
 
 class KubePrismController final : public Controller {
  public:
-  explicit KubePrismController(LoadBalancerFactory factory = LoadBalancer::start) : factory_(std::move(factory)) {}
+  explicit KubePrismController(HealthCheck check = HealthCheck::kTcpConnect, LoadBalancerFactory factory = LoadBalancer::start)
+      : check_(check), factory_(std::move(factory)) {}
 
   std::string name() const override { return "k8s.KubePrismController"; }
   std::vector<Input> inputs() const override;
@@ -31,6 +33,7 @@ class KubePrismController final : public Controller {
   ReconcileResult reconcile(ControllerContext& ctx) override;
 
  private:
+  const HealthCheck check_;
   const LoadBalancerFactory factory_;
   std::unique_ptr<LoadBalancer> lb_;   // only the controller's pass touches these
   std::string listening_;              // host:port it was started on

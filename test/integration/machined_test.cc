@@ -217,7 +217,7 @@ TEST_CASE("machined refuses plaintext on a non-loopback address", "[machined]") 
   CHECK_THAT(bad_flag.err, Catch::StartsWith("machined: unknown flag --listne"));
 }
 
-TEST_CASE("machined: a node that owns its host or shares it, not both; the VIP lease in whole seconds, at least 2", "[machined]") {
+TEST_CASE("machined: a node that owns its host or shares it, not both; the VIP lease in whole seconds, at least 2; a known KubePrism check", "[machined]") {
   auto both = run({binary("COSI_MACHINED"), "--host-network", "--node-ip", "127.8.0.9", "--state-dir", "/tmp/cosi-never"}, in_seconds(10));
   CHECK(both.status == 2);
   CHECK_THAT(both.err, Catch::Contains("--host-network reads the node's addresses from its links; --node-ip"));
@@ -230,6 +230,10 @@ TEST_CASE("machined: a node that owns its host or shares it, not both; the VIP l
     CHECK(short_lease.status == 2);
     CHECK_THAT(short_lease.err, Catch::Contains("--vip-lease-ttl"));
   }
+  auto check = run({binary("COSI_MACHINED"), "--listen", "127.8.0.9:50000", "--kubeprism-health-check", "http", "--state-dir", "/tmp/cosi-never"},
+                   in_seconds(10));
+  CHECK(check.status == 2);
+  CHECK_THAT(check.err, Catch::Contains("--kubeprism-health-check \"http\" is neither tcp nor https-readyz"));
   CHECK_FALSE(std::filesystem::exists("/tmp/cosi-never"));
 }
 

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "controllers/k8s/load_balancer/name_resolver.h"
+#include "controllers/k8s/load_balancer/readyz_check.h"
 
 namespace cosi::controllers {
 
@@ -59,7 +60,7 @@ bool would_block() {
 // What an epoll event is about: the kind of socket, the slot of its owner, and the tag the
 // socket was registered with (a slot is reused and a connection redials, so an event still
 // queued for a socket that has gone finds a different tag and is dropped).
-enum class Kind : uint64_t { kListener = 1, kWake, kResolver, kClient, kUpstream, kProbe };
+enum class Kind : uint64_t { kListener = 1, kWake, kResolver, kClient, kUpstream, kProbe, kReadyz };
 
 uint64_t token(Kind kind, uint32_t slot = 0, uint32_t tag = 0) {
   return static_cast<uint64_t>(tag) << 32 | static_cast<uint64_t>(slot) << 3 |
@@ -107,9 +108,11 @@ struct Connection {
   Buffer down;  // upstream → client
 };
 
-// One health check under way: a name being resolved (fd −1), or a connect.
+// One health check under way: a name being resolved, a connect (fd), or an HTTPS /readyz
+// running on a thread of ReadyzCheck's.
 struct Probe {
   std::string address;
+  bool resolving = false;
   int fd = -1;
   uint32_t tag = 0;
   Clock::time_point started;
@@ -163,6 +166,7 @@ class Balancer final : public LoadBalancer {
     add(listener_, EPOLLIN, token(Kind::kListener));
     add(wake_, EPOLLIN, token(Kind::kWake));
     add(resolver_.fd(), EPOLLIN, token(Kind::kResolver));
+    add(readyz_.fd(), EPOLLIN, token(Kind::kReadyz));
     thread_ = std::thread([this] { run(); });
     return {};
   }
@@ -261,6 +265,8 @@ class Balancer final : public LoadBalancer {
       }
       case Kind::kResolver:
         return resolved(resolver_.take());
+      case Kind::kReadyz:
+        return readyz_answered(readyz_.take());
       case Kind::kClient:
       case Kind::kUpstream: {
         if (slot >= connections_pool_.size()) return;
@@ -657,25 +663,32 @@ class Balancer final : public LoadBalancer {
     next_check_ = now_ + std::chrono::milliseconds(every + jitter(rng_));
   }
 
-  // One health check: a TCP connect within the check interval (the dial deadline at least);
-  // a name is resolved first, and the answer kept for the dials.
+  // One health check within the check interval (the dial deadline at least): a TCP connect or
+  // an HTTPS /readyz; a name is resolved first, and the answer kept for the dials.
   void check(const std::string& address) {
     size_t slot = 0;
     while (slot < probes_.size() && probes_[slot].in_use) ++slot;
     if (slot == probes_.size()) probes_.emplace_back();
     Probe& p = probes_[slot];
     p = {.address = address,
+         .resolving = false,
          .fd = -1,
          .tag = next_tag(),
          .started = now_,
          .deadline = now_ + std::max(o_.check_every, o_.dial_timeout),
          .in_use = true};
-    if (auto numeric = NameResolver::parse_numeric(address)) return connect_probe(slot, *numeric);
+    if (auto numeric = NameResolver::parse_numeric(address)) return run_probe(slot, *numeric);
+    p.resolving = true;
     resolver_.resolve(address);
   }
 
-  void connect_probe(size_t slot, const SocketAddress& to) {
+  void run_probe(size_t slot, const SocketAddress& to) {
     Probe& p = probes_[slot];
+    p.resolving = false;
+    if (o_.health_check == HealthCheck::kHttpsReadyz) {
+      return readyz_.start(p.address, to, p.tag,
+                           std::chrono::duration_cast<std::chrono::milliseconds>(p.deadline - now_));
+    }
     p.fd = socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (p.fd < 0 || (::connect(p.fd, to.get(), to.length) != 0 && errno != EINPROGRESS))
       return probe_done(slot, false);
@@ -691,9 +704,9 @@ class Balancer final : public LoadBalancer {
       }
       for (size_t slot = 0; slot < probes_.size(); ++slot) {
         Probe& p = probes_[slot];
-        if (!p.in_use || p.fd >= 0 || p.address != a.address) continue;
+        if (!p.in_use || !p.resolving || p.address != a.address) continue;
         if (a.ok) {
-          connect_probe(slot, a.to);
+          run_probe(slot, a.to);
         } else {
           probe_done(slot, false);
         }
@@ -701,17 +714,30 @@ class Balancer final : public LoadBalancer {
     }
   }
 
-  void probe_done(size_t slot, bool ok) {
+  void readyz_answered(const std::vector<ReadyzAnswer>& answers) {
+    for (const auto& a : answers) {
+      for (size_t slot = 0; slot < probes_.size(); ++slot) {
+        const Probe& p = probes_[slot];
+        if (!p.in_use || p.tag != a.tag) continue;  // else it timed out, and was counted
+        if (!a.ok && !stopping_) o_.log.debug("KubePrism health check failed", {{"upstream", a.address}, {"why", a.why}});
+        probe_done(slot, a.ok, a.connect_latency);
+      }
+    }
+  }
+
+  // `latency`: the connect's, when the check measured it (a readyz check's TLS round trips
+  // are not the upstream's distance).
+  void probe_done(size_t slot, bool ok, std::optional<std::chrono::microseconds> latency = std::nullopt) {
     Probe& p = probes_[slot];
     if (p.fd >= 0) ::close(p.fd);
     p.fd = -1;
     p.in_use = false;
     if (stopping_) return;
-    const auto latency =
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - p.started);
+    if (!latency)
+      latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - p.started);
     changed([&] {
       if (ok) {
-        set_.check_passed(p.address, latency);
+        set_.check_passed(p.address, *latency);
       } else {
         set_.failed(p.address);
       }
@@ -737,6 +763,7 @@ class Balancer final : public LoadBalancer {
   UpstreamSet set_;        // guarded by mu_
   // The loop's thread only:
   NameResolver resolver_;
+  ReadyzCheck readyz_;
   std::deque<Connection> connections_pool_;  // slots; a deque keeps their addresses
   std::vector<uint32_t> free_slots_;
   std::deque<DialDeadline> dials_;  // in deadline order: every dial gets the same time

@@ -7,8 +7,9 @@
 // the next, so the client is refused (closed) only when every upstream failed. Bytes are copied
 // through one buffer per direction, taken only while data flows (an idle connection holds
 // none); an end of stream is passed on as a half-close. Both sockets get TCP keep-alive and
-// TCP_USER_TIMEOUT. Every upstream is health-checked (a TCP connect) each second, with jitter;
-// a host name is resolved by those checks, off the loop, and dials use the last answer.
+// TCP_USER_TIMEOUT. Every upstream is health-checked each second, with jitter: a TCP connect,
+// or (HealthCheck::kHttpsReadyz) an HTTPS `GET /readyz` that must answer 200 (ReadyzCheck); a
+// host name is resolved by those checks, off the loop, and dials use the last answer.
 // Past `max_connections` new clients are closed at once, and the log says so (once a second).
 //
 // Why not Boost.Asio: its reactor costs a connection per request about seven system calls more
@@ -36,11 +37,14 @@
 
 namespace cosi::controllers {
 
+enum class HealthCheck { kTcpConnect, kHttpsReadyz };
+
 struct LoadBalancerOptions {
   std::string host = "127.0.0.1";
   int port = 7445;
   std::chrono::milliseconds dial_timeout{250};
   std::chrono::milliseconds check_every{1000};
+  HealthCheck health_check = HealthCheck::kTcpConnect;
   int max_connections = 8192;
   // Called from the balancer's thread when an upstream's health changed.
   std::function<void()> on_change;

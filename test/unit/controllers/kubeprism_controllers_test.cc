@@ -187,12 +187,13 @@ MutableResourcePtr kubeprism_config(int port, std::vector<std::string> hosts) {
 TEST_CASE("KubePrism: the balancer runs while configured, follows its upstreams, says how they are", "[kubeprism]") {
   FakeBalancers lbs;
   Harness h;
-  REQUIRE(h.add(std::make_unique<controllers::KubePrismController>(lbs.factory())).ok());
+  REQUIRE(h.add(std::make_unique<controllers::KubePrismController>(controllers::HealthCheck::kHttpsReadyz, lbs.factory())).ok());
   REQUIRE(h.start().ok());
   CHECK(lbs.running == 0);
 
   REQUIRE(h.put(kubeprism_config(7445, {"198.51.100.10", "198.51.100.11"})).ok());
   CHECK(lbs.running == 1);
+  CHECK(lbs.last->options.health_check == controllers::HealthCheck::kHttpsReadyz);  // as the controller was told
   CHECK(lbs.upstreams == std::vector<std::string>{"198.51.100.10:6443", "198.51.100.11:6443"});
   const Pointer status{kK8sNamespace, kKubePrismStatusType, std::string(kKubePrismStatusId)};
   CHECK(h.expect(status, [](const ResourcePtr& r) {
