@@ -359,6 +359,8 @@ int main(int argc, char** argv) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
+  // A peer that closes a socket mid-write must cost an EPIPE, never the node agent.
+  signal(SIGPIPE, SIG_IGN);
   // Block the stop signals before any thread starts, so only sigwait sees them.
   sigset_t signals;
   sigemptyset(&signals);

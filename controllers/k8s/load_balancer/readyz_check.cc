@@ -3,6 +3,8 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -95,6 +97,13 @@ int ReadyzCheck::fd() const {
 void ReadyzCheck::start(const std::string& address, const SocketAddress& to, uint32_t tag,
                         std::chrono::milliseconds deadline) {
   std::thread([shared = shared_, address, to, tag, deadline] {
+    // OpenSSL writes to the socket with write(): an upstream that closes mid-request would
+    // raise SIGPIPE, whose default kills the process. Blocked on this thread, the write fails
+    // with EPIPE instead (and the check with it).
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     ReadyzAnswer a = run(address, to, deadline);
     a.tag = tag;
     shared->answer(std::move(a));
