@@ -297,7 +297,8 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
                const std::function<bool(const std::vector<controllers::EtcdWatchEvent>&)>& on_events,
                std::chrono::milliseconds for_at_most) override {
     grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + for_at_most);
+    const auto deadline = std::chrono::system_clock::now() + for_at_most;
+    ctx.set_deadline(deadline);
     auto stream = watch_->Watch(&ctx);
     etcdserverpb::WatchRequest req;
     auto* create = req.mutable_create_request();
@@ -325,6 +326,12 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
       }
     }
     auto s = stream->Finish();
+    // A stream cut at its deadline can end with another code than DEADLINE_EXCEEDED (the
+    // server's side of it closing first, on a loaded machine): past the deadline, it is that.
+    if (!s.ok() && s.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED && std::chrono::system_clock::now() >= deadline) {
+      return Error(ErrorKind::kDeadlineExceeded, "etcd " + endpoint_ + " Watch: no more events within " +
+                                                     std::to_string(for_at_most.count()) + "ms (" + s.error_message() + ")");
+    }
     if (!s.ok()) return failed(endpoint_, "Watch", s);
     return {};
   }

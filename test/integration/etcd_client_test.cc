@@ -66,7 +66,9 @@ TEST_CASE("the etcd client: KV, leases, watch, cluster and maintenance calls aga
   CHECK(seen[1].kv.value == "second");
   CHECK(seen[2].deleted);
   // Nothing happening: the watch ends at its deadline.
-  CHECK(c.watch("/nothing", "", 0, [](const auto&) { return true; }, 300ms).error().kind() == ErrorKind::kDeadlineExceeded);
+  auto idle = c.watch("/nothing", "", 0, [](const auto&) { return true; }, 300ms);
+  INFO(idle.error().message());
+  CHECK(idle.error().kind() == ErrorKind::kDeadlineExceeded);
 
   auto members = c.member_list();
   REQUIRE(members.ok());
