@@ -347,3 +347,66 @@ grpc::ServerReadReactor<common::Data>* MachineServer::EtcdRecover(grpc::Callback
 }
 
 }  // namespace cosi::api
+
+namespace cosi::api {
+
+namespace {
+
+// The reply for a service call: UNIMPLEMENTED on a node without services (maintenance mode).
+template <class Fill>
+grpc::ServerUnaryReactor* service_call(grpc::CallbackServerContext* ctx, ServiceOperator* services, Fill fill) {
+  auto* reactor = ctx->DefaultReactor();
+  if (services == nullptr) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this node runs no services"));
+    return reactor;
+  }
+  Status s = fill();
+  reactor->Finish(s.ok() ? grpc::Status::OK : fail(ctx, s.error()));
+  return reactor;
+}
+
+// ServiceStart, ServiceStop and ServiceRestart: one message, "Service \"etcd\" started" as Talos says.
+template <class Response>
+grpc::ServerUnaryReactor* service_action(grpc::CallbackServerContext* ctx, ServiceOperator* services, const std::string& hostname,
+                                         const std::string& id, Status (ServiceOperator::*action)(const std::string&),
+                                         const char* done, Response* resp) {
+  return service_call(ctx, services, [&]() -> Status {
+    if (id.empty()) return Error(ErrorKind::kInvalidArgument, "no service named: give the service's id (for example etcd)");
+    if (auto s = (services->*action)(id); !s.ok()) return s;
+    auto* m = resp->add_messages();
+    m->mutable_metadata()->set_hostname(hostname);
+    m->set_resp("Service \"" + id + "\" " + done);
+    return {};
+  });
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* MachineServer::ServiceList(grpc::CallbackServerContext* ctx, const google::protobuf::Empty*,
+                                                     machine::ServiceListResponse* resp) {
+  return service_call(ctx, services_, [&]() -> Status {
+    auto list = services_->list();
+    if (!list.ok()) return list.error();
+    auto* m = resp->add_messages();
+    m->mutable_metadata()->set_hostname(node_.hostname);
+    for (auto& info : *list) *m->add_services() = std::move(info);
+    return {};
+  });
+}
+
+grpc::ServerUnaryReactor* MachineServer::ServiceStart(grpc::CallbackServerContext* ctx, const machine::ServiceStartRequest* req,
+                                                      machine::ServiceStartResponse* resp) {
+  return service_action(ctx, services_, node_.hostname, req->id(), &ServiceOperator::start, "started", resp);
+}
+
+grpc::ServerUnaryReactor* MachineServer::ServiceStop(grpc::CallbackServerContext* ctx, const machine::ServiceStopRequest* req,
+                                                     machine::ServiceStopResponse* resp) {
+  return service_action(ctx, services_, node_.hostname, req->id(), &ServiceOperator::stop, "stopped", resp);
+}
+
+grpc::ServerUnaryReactor* MachineServer::ServiceRestart(grpc::CallbackServerContext* ctx, const machine::ServiceRestartRequest* req,
+                                                        machine::ServiceRestartResponse* resp) {
+  return service_action(ctx, services_, node_.hostname, req->id(), &ServiceOperator::restart, "restarted", resp);
+}
+
+}  // namespace cosi::api

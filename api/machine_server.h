@@ -1,12 +1,14 @@
 // MachineServer: machine.MachineService — Version, which talosctl calls before every `get`
 // (and aborts on any error; its tag must be a semantic version), ApplyConfiguration, which
-// hands the document to the node's ConfigApplier, and Reset, which asks the node's
-// NodeResetter (the API never acts on the node itself).
+// hands the document to the node's ConfigApplier, Reset, which asks the node's NodeResetter,
+// the etcd calls (EtcdOperator) and the service calls (ServiceOperator): the API never acts on
+// the node itself.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "api/service_operator.h"
 #include "machine.grpc.pb.h"
 #include "runtime/base/result.h"
 
@@ -88,8 +90,8 @@ class MachineServer final : public machine::MachineService::CallbackService {
  public:
   // `applier` and `resetter` may be null: their calls are then UNIMPLEMENTED.
   explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr, NodeResetter* resetter = nullptr,
-                         EtcdOperator* etcd = nullptr, KubeconfigIssuer* kubeconfig = nullptr)
-      : node_(std::move(node)), applier_(applier), resetter_(resetter), etcd_(etcd), kubeconfig_(kubeconfig) {}
+                         EtcdOperator* etcd = nullptr, KubeconfigIssuer* kubeconfig = nullptr, ServiceOperator* services = nullptr)
+      : node_(std::move(node)), applier_(applier), resetter_(resetter), etcd_(etcd), kubeconfig_(kubeconfig), services_(services) {}
 
   grpc::ServerUnaryReactor* Version(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                     machine::VersionResponse* resp) override;
@@ -121,6 +123,14 @@ class MachineServer final : public machine::MachineService::CallbackService {
   grpc::ServerUnaryReactor* EtcdForfeitLeadership(grpc::CallbackServerContext* ctx,
                                                   const machine::EtcdForfeitLeadershipRequest* req,
                                                   machine::EtcdForfeitLeadershipResponse* resp) override;
+  grpc::ServerUnaryReactor* ServiceList(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
+                                        machine::ServiceListResponse* resp) override;
+  grpc::ServerUnaryReactor* ServiceStart(grpc::CallbackServerContext* ctx, const machine::ServiceStartRequest* req,
+                                         machine::ServiceStartResponse* resp) override;
+  grpc::ServerUnaryReactor* ServiceStop(grpc::CallbackServerContext* ctx, const machine::ServiceStopRequest* req,
+                                        machine::ServiceStopResponse* resp) override;
+  grpc::ServerUnaryReactor* ServiceRestart(grpc::CallbackServerContext* ctx, const machine::ServiceRestartRequest* req,
+                                           machine::ServiceRestartResponse* resp) override;
 
  private:
   const NodeInfo node_;
@@ -128,6 +138,7 @@ class MachineServer final : public machine::MachineService::CallbackService {
   NodeResetter* const resetter_;
   EtcdOperator* const etcd_;
   KubeconfigIssuer* const kubeconfig_;
+  ServiceOperator* const services_;
 };
 
 }  // namespace cosi::api

@@ -66,6 +66,9 @@ std::vector<ResourceDefinitionInput> inputs() {
       def(kApiCertificatesType, kSecretsNamespace, {}, sensitive),
       def(kEtcdCertsType, kSecretsNamespace, {}, sensitive),
       def(kServiceType, kRuntimeNamespace, {{"Running", "{.running}"}, {"Healthy", "{.healthy}"}}),
+      def(kServiceStatusType, kRuntimeNamespace,
+          {{"State", "{.state}"}, {"Healthy", "{.healthy}"}, {"Health", "{.healthMessage}"}}),
+      def(kServiceRequestType, kRuntimeNamespace, {{"Stopped", "{.stopped}"}, {"Restarts", "{.restarts}"}}),
   };
 }
 
@@ -128,6 +131,8 @@ void register_types(ResourceTypes& types) {
   types.add<ApiCertificatesSpec>(kApiCertificatesType);
   types.add<EtcdCertsSpec>(kEtcdCertsType);
   types.add<ServiceSpec>(kServiceType);
+  types.add<ServiceStatusSpec>(kServiceStatusType);
+  types.add<ServiceRequestSpec>(kServiceRequestType);
 }
 
 }  // namespace cosi::resources

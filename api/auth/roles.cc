@@ -26,7 +26,7 @@ struct MethodRoles {
 };
 
 // Every method a role below admin may call. Anything else needs os:admin.
-const std::array<MethodRoles, 17> kTable = {{
+const std::array<MethodRoles, 21> kTable = {{
     {"/cosi.resource.State/Get", kReaders},
     {"/cosi.resource.State/List", kReaders},
     {"/cosi.resource.State/Watch", kReaders},
@@ -37,6 +37,10 @@ const std::array<MethodRoles, 17> kTable = {{
     {"/machine.MachineService/EtcdSnapshot", Roles{Role::kAdmin, Role::kOperator, Role::kEtcdBackup}},
     {"/machine.MachineService/EtcdAlarmDisarm", kOperators},
     {"/machine.MachineService/EtcdDefragment", kOperators},
+    {"/machine.MachineService/ServiceList", kReaders},
+    {"/machine.MachineService/ServiceStart", kOperators},
+    {"/machine.MachineService/ServiceStop", kOperators},
+    {"/machine.MachineService/ServiceRestart", kOperators},
     {"/inspect.InspectService/ControllerRuntimeDependencies", kReaders},
     {"/machine.MachineService/Bootstrap", kAdmins},
     {"/machine.MachineService/Reset", kAdmins},

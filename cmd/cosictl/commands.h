@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ Status run_reset(const Connection& c, bool graceful);
 Status run_bootstrap(const Connection& c, const std::string& recover_from = "");
 Status run_health(const ConnectOptions& connect, std::chrono::seconds wait);
 Status run_etcd(const Connection& c, const std::vector<std::string>& args);
+// service [ID [start|stop|restart|status]]
+Status run_service(const Connection& c, const std::vector<std::string>& args);
+// 83 → "1m23s", as Go prints a time.Duration of whole seconds.
+std::string go_duration_seconds(int64_t seconds);
 Status run_cluster_create(const ClusterOptions& o);
 Status run_cluster_destroy(const ClusterOptions& o);
 Status run_gen_secrets(const std::string& output, bool force);

@@ -27,6 +27,7 @@ constexpr const char* kUsage =
     "  health [--wait-timeout S]        wait for etcd quorum, healthy members and every member discovered\n"
     "  etcd members | status | snapshot F | leave | remove-member ID | forfeit-leadership |\n"
     "       alarm list | alarm disarm | defrag\n"
+    "  service [ID [start|stop|restart|status]]   the node's services (etcd, trustd, kubeprism, apiserver)\n"
     "local commands:\n"
     "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
     "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR)\n"
@@ -167,6 +168,8 @@ int main(int argc, char** argv) {
       result = cosictl::run_bootstrap(*connection, recover_from);
     } else if (command == "etcd") {
       result = cosictl::run_etcd(*connection, {a.begin() + 1, a.end()});
+    } else if (command == "service" || command == "services") {
+      result = cosictl::run_service(*connection, {a.begin() + 1, a.end()});
     } else if (command == "kubeconfig" && a.size() <= 2) {
       kubeconfig.path = a.size() == 2 ? a[1] : "";
       kubeconfig.force = force;

@@ -24,17 +24,18 @@
 #include <filesystem>
 
 #include "api/admin_kubeconfig.h"
+#include "api/api_listener.h"
 #include "api/host_port.h"
 #include "api/http_server.h"
 #include "api/inspect_server.h"
 #include "api/machine_server.h"
+#include "api/service_operator.h"
 #include "api/state_server.h"
 #include "api/discovery/grpc_discovery_client.h"
 #include "api/etcd/grpc_etcd_client.h"
 #include "api/trustd/trustd_client.h"
 #include "cmd/common/flag_values.h"
 #include "cmd/common/flags.h"
-#include "cmd/machined/api_listener.h"
 #include "cmd/machined/child_process.h"
 #include "cmd/machined/node_config.h"
 #include "cmd/machined/node_etcd.h"
@@ -67,6 +68,7 @@
 #include "controllers/network/operator_config_controller.h"
 #include "controllers/network/vip_operator_controller.h"
 #include "controllers/secrets/api_certificate_controller.h"
+#include "controllers/services/service_status_controller.h"
 #include "resources/catalog.h"
 #include "runtime/controller/runtime.h"
 #include "runtime/exec/thread_pool.h"
@@ -240,6 +242,7 @@ int run(const Options& o, char** argv) {
   if (auto s = runtime.add(std::make_unique<controllers::ApiCertificateController>(trustd_signer(), trustd_port)); !s.ok()) {
     return fail(s.error().to_string());
   }
+  if (auto s = runtime.add(std::make_unique<controllers::ServiceStatusController>()); !s.ok()) return fail(s.error().to_string());
   auto discovery = std::make_unique<controllers::DiscoveryServiceController>(discovery::make_grpc_discovery_client, *discovery_ttl);
   auto* discovery_controller = discovery.get();
   std::vector<std::unique_ptr<Controller>> cluster_controllers;
@@ -274,7 +277,8 @@ int run(const Options& o, char** argv) {
   machined::NodeReset node_reset(discovery_controller, etcd_controller, vip_operator, log);
   machined::NodeEtcd node_etcd(state, etcd_controller);
   api::AdminKubeconfig kubeconfig(state);
-  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset, &node_etcd, &kubeconfig);
+  api::StoreServices services(state);
+  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset, &node_etcd, &kubeconfig, &services);
   api::InspectServer inspect_service(runtime, hostname);
   auto internal = serve("", {&network_state, &machine_service, &inspect_service});
   if (!internal) return fail("cannot start the node's services");
@@ -283,7 +287,7 @@ int run(const Options& o, char** argv) {
   auto local = serve("unix:" + socket, {&trusted_state});
   if (!local) return fail("cannot listen on unix:" + socket);
 
-  machined::ApiListener api_listener(state, internal->InProcessChannel(args),
+  api::ApiListener api_listener(state, internal->InProcessChannel(args),
                                      {.listen = *listen,
                                       .trustd_port = trustd_port,
                                       .self = o.host_network ? std::vector<std::string>{hostname}

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "controllers/common/files.h"
+#include "controllers/common/service_request.h"
 #include "resources/etcd/etcd_resources.h"
 #include "resources/v1alpha1/v1alpha1_resources.h"
 
@@ -28,9 +29,15 @@ constexpr auto kAbandonedLearner = 30s;
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
 
+constexpr std::string_view kService = "etcd";
+
 }  // namespace
 
-std::vector<Input> EtcdController::inputs() const { return etcd_view_inputs(); }
+std::vector<Input> EtcdController::inputs() const {
+  auto in = etcd_view_inputs();
+  in.push_back(service_request_input(kService));
+  return in;
+}
 
 std::vector<Output> EtcdController::outputs() const { return {{kEtcdMemberType}, {kServiceType, OutputKind::kShared}}; }
 
@@ -125,7 +132,7 @@ void EtcdController::publish_service(ControllerContext& ctx) {
   std::lock_guard lock(mu_);
   if (!view_) return;  // not a control plane: no etcd service (the clean-up removes it)
   const bool running = process_ && process_->running();
-  (void)ctx.modify<ServiceSpec>(Metadata(kRuntimeNamespace, kServiceType, "etcd"), [&](ServiceSpec& s) {
+  (void)ctx.modify<ServiceSpec>(Metadata(kRuntimeNamespace, kServiceType, std::string(kService)), [&](ServiceSpec& s) {
     s.set_running(running);
     s.set_healthy(running && healthy_);
     s.set_unknown(running && !checked_);
@@ -253,6 +260,22 @@ ReconcileResult EtcdController::pass(ControllerContext& ctx) {
   view_ = v;
   if (left_) return ReconcileResult::done();
   if (auto s = write_pki(*v); !s.ok()) return ReconcileResult::retry(s.error());
+
+  // ServiceStop / ServiceStart / ServiceRestart, through the API.
+  const auto request = read_service_request(ctx, kService);
+  const bool restart = restarts_.due(request);
+  if (request.stopped) {
+    if (process_) ctx.log().info("etcd stopped on request", {{"pid", std::to_string(process_->pid())}});
+    process_.reset();
+    (void)ctx.keep({kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)});
+    return ReconcileResult::done();
+  }
+  if (restart && process_) {
+    ctx.log().info("etcd restarting on request", {{"pid", std::to_string(process_->pid())}});
+    process_.reset();  // started again below, at once
+    failures_ = 0;
+    next_start_ = {};
+  }
 
   if (process_ && process_->running()) {
     failures_ = 0;

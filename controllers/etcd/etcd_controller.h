@@ -10,9 +10,10 @@
 //                             after we first saw it was abandoned, and is removed
 //
 // The process is supervised: restarted with backoff when it exits, stopped with the
-// controller. Until a cluster exists it logs, every 30 s, that one control plane needs
-// `bootstrap`. Publishes EtcdMembers "local" (this member's id) and runtime/Services "etcd"
-// (running, healthy: this member answers Status).
+// controller, and stopped, started and restarted as runtime/ServiceRequests "etcd" asks (the
+// API's ServiceStop, ServiceStart, ServiceRestart). Until a cluster exists it logs, every 30 s,
+// that one control plane needs `bootstrap`. Publishes EtcdMembers "local" (this member's id)
+// and runtime/Services "etcd" (running, healthy: this member answers Status).
 #pragma once
 
 #include <chrono>
@@ -25,6 +26,7 @@
 
 #include "controllers/etcd/etcd_client.h"
 #include "controllers/common/process.h"
+#include "controllers/common/service_request.h"
 #include "controllers/etcd/etcd_view.h"
 #include "runtime/controller/context.h"
 #include "runtime/controller/controller.h"
@@ -118,6 +120,7 @@ class EtcdController final : public Controller {
   std::chrono::steady_clock::time_point next_start_{};
   std::chrono::steady_clock::time_point last_wait_log_{};
   bool learner_wait_logged_ = false;
+  RestartTracker restarts_;
   // Other nodes' learners without a name (not started), by id: when we first saw each.
   std::map<uint64_t, SteadyTime> unstarted_learners_;
 };

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "controllers/common/files.h"
+#include "controllers/common/service_request.h"
 #include "controllers/config/applied_config.h"
 #include "resources/cluster/cluster_resources.h"
 #include "resources/common/ip.h"
@@ -84,7 +85,8 @@ std::string APIServerStandInController::nginx_config(const std::string& dir, con
 }
 
 std::vector<Input> APIServerStandInController::inputs() const {
-  return {applied_config_input(), {kClusterNamespace, kMemberType}, {kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)}};
+  return {applied_config_input(), {kClusterNamespace, kMemberType}, {kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)},
+          service_request_input(kService)};
 }
 
 std::vector<Output> APIServerStandInController::outputs() const { return {{kServiceType, OutputKind::kShared}}; }
@@ -97,6 +99,27 @@ ReconcileResult APIServerStandInController::reconcile(ControllerContext& ctx) {
     process_.reset();
     names_.clear();
     return ReconcileResult::done();  // not a control plane (any more): no service
+  }
+  // runtime/Services "apiserver"; then, unless stopped on request, a look at the process every second.
+  auto publish = [&](bool running, bool watch) -> ReconcileResult {
+    auto written = ctx.modify<ServiceSpec>(Metadata(kRuntimeNamespace, kServiceType, std::string(kService)), [&](ServiceSpec& s) {
+      s.set_running(running);
+      s.set_healthy(running);
+      s.set_unknown(false);
+    });
+    if (!written.ok()) return ReconcileResult::retry(written.error());
+    return watch ? ReconcileResult::requeue_after(std::chrono::seconds(1)) : ReconcileResult::done();
+  };
+  // ServiceStop / ServiceStart / ServiceRestart, through the API.
+  const auto request = read_service_request(ctx, kService);
+  if (restarts_.due(request) && process_) {
+    ctx.log().info("API server stand-in restarting on request", {{"pid", std::to_string(process_->pid())}});
+    process_.reset();
+  }
+  if (request.stopped) {
+    if (process_) ctx.log().info("API server stand-in stopped on request", {{"pid", std::to_string(process_->pid())}});
+    process_.reset();
+    return publish(false, false);
   }
   const fs::path dir = fs::path(options_.state_dir) / "apiserver";
   const auto names = names_for(ctx, **cfg);
@@ -133,13 +156,7 @@ ReconcileResult APIServerStandInController::reconcile(ControllerContext& ctx) {
     ctx.log().info("API server stand-in started", {{"pid", std::to_string(process_->pid())}, {"listen", options_.listen_host.empty() ? "*" : options_.listen_host},
                                                    {"port", std::to_string(options_.port)}});
   }
-  auto written = ctx.modify<ServiceSpec>(Metadata(kRuntimeNamespace, kServiceType, std::string(kService)), [&](ServiceSpec& s) {
-    s.set_running(process_->running());
-    s.set_healthy(process_->running());
-    s.set_unknown(false);
-  });
-  if (!written.ok()) return ReconcileResult::retry(written.error());
-  return ReconcileResult::requeue_after(std::chrono::seconds(1));  // watches the process
+  return publish(process_->running(), true);
 }
 
 }  // namespace cosi::controllers

@@ -7,7 +7,8 @@
 // a certificate from the Kubernetes CA naming every node address of the cluster (KubePrism
 // passes TLS through from any of them), the endpoint's host, the VIPs, 127.0.0.1 and localhost.
 // /healthz, /livez and /readyz answer "ok", /version a Kubernetes-shaped JSON. The certificate
-// follows the cluster's addresses (nginx restarted with it); nginx is restarted when it exits.
+// follows the cluster's addresses (nginx restarted with it); nginx is restarted when it exits,
+// and stopped, started or restarted as runtime/ServiceRequests "apiserver" asks.
 // runtime/Services "apiserver" says whether it runs.
 //
 //   runtime.add(std::make_unique<APIServerStandInController>(
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "controllers/common/process.h"
+#include "controllers/common/service_request.h"
 #include "runtime/controller/controller.h"
 
 namespace cosi::controllers {
@@ -48,6 +50,7 @@ class APIServerStandInController final : public Controller {
   const ProcessLauncher launcher_;
   std::unique_ptr<Process> process_;  // only the controller's pass touches these
   std::vector<std::string> names_;    // the SANs of the certificate it serves
+  RestartTracker restarts_;
 };
 
 }  // namespace cosi::controllers

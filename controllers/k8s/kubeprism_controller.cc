@@ -2,7 +2,9 @@
 
 #include <cstdio>
 
+#include "controllers/common/service_request.h"
 #include "resources/k8s/k8s_resources.h"
+#include "resources/v1alpha1/v1alpha1_resources.h"
 #include "runtime/controller/context.h"
 
 namespace cosi::controllers {
@@ -12,6 +14,7 @@ using namespace cosi::resources;
 namespace {
 
 const Pointer kConfig{kK8sNamespace, kKubePrismConfigType, std::string(kKubePrismConfigId)};
+constexpr std::string_view kService = "kubeprism";
 
 std::string host_port(const std::string& host, uint32_t port) {
   return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
@@ -26,10 +29,21 @@ std::string milliseconds(std::chrono::microseconds us) {
 }  // namespace
 
 std::vector<Input> KubePrismController::inputs() const {
-  return {{kK8sNamespace, kKubePrismConfigType, std::string(kKubePrismConfigId)}};
+  return {{kK8sNamespace, kKubePrismConfigType, std::string(kKubePrismConfigId)}, service_request_input(kService)};
 }
 
-std::vector<Output> KubePrismController::outputs() const { return {{kKubePrismStatusType}, {kKubePrismUpstreamType}}; }
+std::vector<Output> KubePrismController::outputs() const {
+  return {{kKubePrismStatusType}, {kKubePrismUpstreamType}, {kServiceType, OutputKind::kShared}};
+}
+
+Status KubePrismController::publish_service(ControllerContext& ctx, bool running, bool healthy) {
+  auto written = ctx.modify<ServiceSpec>(Metadata(kRuntimeNamespace, kServiceType, std::string(kService)), [&](ServiceSpec& s) {
+    s.set_running(running);
+    s.set_healthy(healthy);
+    s.set_unknown(false);
+  });
+  return written.ok() ? Status() : Status(written.error());
+}
 
 ReconcileResult KubePrismController::reconcile(ControllerContext& ctx) {
   auto cfg = ctx.get_typed<KubePrismConfigSpec>(kConfig);
@@ -39,6 +53,19 @@ ReconcileResult KubePrismController::reconcile(ControllerContext& ctx) {
     listening_.clear();
     upstreams_.clear();
     return ReconcileResult::done();  // its statuses go with it
+  }
+  // ServiceStop / ServiceStart / ServiceRestart, through the API.
+  const auto request = read_service_request(ctx, kService);
+  const bool restart = restarts_.due(request);
+  if (request.stopped || (restart && lb_)) {
+    if (lb_) ctx.log().info(request.stopped ? "KubePrism stopped on request" : "KubePrism restarting on request", {{"listen", listening_}});
+    lb_.reset();
+    listening_.clear();
+    upstreams_.clear();
+  }
+  if (request.stopped) {
+    if (auto s = publish_service(ctx, false, false); !s.ok()) return ReconcileResult::retry(s.error());
+    return ReconcileResult::done();
   }
   const auto& c = (*cfg)->spec();
   const std::string listen = host_port(c.host(), static_cast<uint32_t>(c.port()));
@@ -82,6 +109,7 @@ ReconcileResult KubePrismController::reconcile(ControllerContext& ctx) {
                                                      s.set_healthy(healthy);
                                                    });
   if (!written.ok()) return ReconcileResult::retry(written.error());
+  if (auto s = publish_service(ctx, true, healthy); !s.ok()) return ReconcileResult::retry(s.error());
   return ReconcileResult::requeue_after(std::chrono::seconds(1));
 }
 

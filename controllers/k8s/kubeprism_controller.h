@@ -5,6 +5,8 @@
 // ours, one KubePrismUpstreams "<host>:<port>" per upstream (healthy, latency, score, active
 // connections), refreshed every second and at once when an upstream's health changes. Its
 // health checks are TCP connects, as Talos's, or HTTPS /readyz (HealthCheck::kHttpsReadyz).
+// runtime/Services "kubeprism" says it runs (healthy: some upstream is); it is stopped,
+// started and restarted as runtime/ServiceRequests "kubeprism" asks.
 //
 //   runtime.add(std::make_unique<KubePrismController>());                          // the real balancer
 //   runtime.add(std::make_unique<KubePrismController>(HealthCheck::kTcpConnect, fake_factory));  // in unit tests
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/common/service_request.h"
 #include "controllers/k8s/load_balancer/load_balancer.h"
 #include "runtime/controller/controller.h"
 
@@ -33,11 +36,15 @@ class KubePrismController final : public Controller {
   ReconcileResult reconcile(ControllerContext& ctx) override;
 
  private:
+  // runtime/Services "kubeprism".
+  Status publish_service(ControllerContext& ctx, bool running, bool healthy);
+
   const HealthCheck check_;
   const LoadBalancerFactory factory_;
   std::unique_ptr<LoadBalancer> lb_;   // only the controller's pass touches these
   std::string listening_;              // host:port it was started on
   std::vector<std::string> upstreams_;
+  RestartTracker restarts_;
 };
 
 }  // namespace cosi::controllers

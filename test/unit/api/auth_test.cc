@@ -31,7 +31,8 @@ TEST_CASE("the role table: reads for readers, etcd reads for etcd:backup, the re
   const Roles reader{Role::kReader}, operator_{Role::kOperator}, admin{Role::kAdmin}, backup{Role::kEtcdBackup};
   for (auto m : {"/cosi.resource.State/Get", "/cosi.resource.State/List", "/cosi.resource.State/Watch",
                  "/machine.MachineService/Version", "/machine.MachineService/EtcdStatus",
-                 "/machine.MachineService/EtcdMemberList", "/machine.MachineService/EtcdAlarmList"}) {
+                 "/machine.MachineService/EtcdMemberList", "/machine.MachineService/EtcdAlarmList",
+                 "/machine.MachineService/ServiceList"}) {
     INFO(m);
     CHECK(allowed(reader, m));
     CHECK(allowed(operator_, m));
@@ -44,6 +45,13 @@ TEST_CASE("the role table: reads for readers, etcd reads for etcd:backup, the re
   CHECK(allowed(operator_, "/machine.MachineService/EtcdDefragment"));
   CHECK(allowed(operator_, "/machine.MachineService/EtcdAlarmDisarm"));
   CHECK_FALSE(allowed(reader, "/machine.MachineService/EtcdDefragment"));
+  for (auto m : {"/machine.MachineService/ServiceStart", "/machine.MachineService/ServiceStop",
+                 "/machine.MachineService/ServiceRestart"}) {
+    INFO(m);
+    CHECK(allowed(operator_, m));
+    CHECK(allowed(admin, m));
+    CHECK_FALSE(allowed(reader, m));
+  }
   for (auto m : {"/machine.MachineService/Bootstrap", "/machine.MachineService/ApplyConfiguration",
                  "/machine.MachineService/EtcdLeaveCluster", "/machine.MachineService/EtcdRemoveMemberByID",
                  "/machine.MachineService/EtcdForfeitLeadership", "/machine.MachineService/EtcdRecover",

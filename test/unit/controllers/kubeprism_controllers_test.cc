@@ -13,6 +13,7 @@
 #include "resources/config/machine_config.h"
 #include "resources/k8s/k8s_resources.h"
 #include "resources/network/network_resources.h"
+#include "resources/v1alpha1/v1alpha1_resources.h"
 #include "runtime/base/base64.h"
 #include "runtime/testing/harness.h"
 
@@ -226,6 +227,40 @@ TEST_CASE("KubePrism: the balancer runs while configured, follows its upstreams,
   CHECK(lbs.running == 0);
   CHECK(h.expect_absent(status).ok());
   CHECK(h.expect_count({kK8sNamespace, kKubePrismUpstreamType}, 0).ok());
+}
+
+TEST_CASE("KubePrism: a service machined runs, stopped, started and restarted as the API asks", "[kubeprism][services]") {
+  FakeBalancers lbs;
+  Harness h;
+  REQUIRE(h.add(std::make_unique<controllers::KubePrismController>(controllers::HealthCheck::kTcpConnect, lbs.factory())).ok());
+  REQUIRE(h.start().ok());
+  REQUIRE(h.put(kubeprism_config(7445, {"198.51.100.10"})).ok());
+  const Pointer service{kRuntimeNamespace, kServiceType, "kubeprism"};
+  CHECK(h.expect(service, [](const ResourcePtr& r) { return resource_cast<ServiceSpec>(r)->spec().running(); }).ok());
+
+  auto request = [&](bool stopped, uint64_t restarts) {
+    ServiceRequestSpec s;
+    s.set_stopped(stopped);
+    s.set_restarts(restarts);
+    REQUIRE(h.put(make_resource(Metadata(kRuntimeNamespace, kServiceRequestType, "kubeprism"), s)).ok());
+    h.run_until_idle();
+  };
+  request(true, 0);
+  CHECK(lbs.running == 0);
+  CHECK(h.expect(service, [](const ResourcePtr& r) { return !resource_cast<ServiceSpec>(r)->spec().running(); }).ok());
+  CHECK(h.expect_absent({kK8sNamespace, kKubePrismStatusType, std::string(kKubePrismStatusId)}).ok());
+
+  request(false, 0);
+  CHECK(lbs.running == 1);
+  CHECK(lbs.started == 2);
+  CHECK(lbs.upstreams == std::vector<std::string>{"198.51.100.10:6443"});
+
+  request(false, 1);
+  CHECK(lbs.started == 3);  // a new balancer on the same address
+  CHECK(lbs.running == 1);
+  h.advance(1s);
+  h.run_until_idle();
+  CHECK(lbs.started == 3);  // once per restart asked
 }
 
 }  // namespace

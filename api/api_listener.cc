@@ -1,4 +1,4 @@
-#include "cmd/machined/api_listener.h"
+#include "api/api_listener.h"
 
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
@@ -13,8 +13,10 @@
 #include "resources/network/network_resources.h"
 #include "resources/secrets/certs.h"
 #include "resources/secrets/secrets_resources.h"
+#include "resources/v1alpha1/v1alpha1_resources.h"
+#include "runtime/state/state_ops.h"
 
-namespace cosi::machined {
+namespace cosi::api {
 
 namespace {
 
@@ -22,6 +24,9 @@ using namespace cosi::resources;
 
 const Pointer kConfig{kConfigNamespace, kMachineConfigType, std::string(kMachineConfigId)};
 const Pointer kCertificates{kSecretsNamespace, kApiCertificatesType, std::string(kApiCertificatesId)};
+const Pointer kTrustdService{kRuntimeNamespace, kServiceType, "trustd"};
+const Pointer kTrustdRequest{kRuntimeNamespace, kServiceRequestType, "trustd"};
+constexpr std::string_view kOwner = "api.ApiListener";
 constexpr auto kShutdownGrace = std::chrono::seconds(2);
 
 // Channels to other nodes' fronts, made on first use, with this node's os:impersonator
@@ -56,13 +61,20 @@ struct ApiListener::Desired {
   std::string server_crt, server_key;
   std::string client_crt, client_key;
   std::optional<api::SigningAuthority> trustd;  // control planes only
+  bool trustd_stopped = false;                  // ServiceStop "trustd"
+  uint64_t trustd_restarts = 0;                 // ServiceRestart "trustd"
 
   std::string key() const { return mode + "\n" + ca + server_crt + client_crt; }
+  // What trustd serves: empty when it does not run.
+  std::string trustd_key() const { 
+    return trustd && !trustd_stopped ? key() + trustd->token + "\n" + std::to_string(trustd_restarts) : std::string();
+  }
 };
 
 // What it serves now.
 struct ApiListener::Serving {
   std::string key;
+  std::string trustd_key;
   std::string mode;
   std::unique_ptr<api::front::FrontService> front;
   std::unique_ptr<grpc::Server> server;
@@ -73,7 +85,13 @@ struct ApiListener::Serving {
   void shutdown() {
     const auto deadline = std::chrono::system_clock::now() + kShutdownGrace;
     if (server) server->Shutdown(deadline);
-    if (trustd) trustd->Shutdown(deadline);
+    stop_trustd();
+  }
+  void stop_trustd() {
+    if (trustd) trustd->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+    trustd.reset();
+    trustd_service.reset();
+    trustd_key.clear();
   }
 };
 
@@ -141,10 +159,69 @@ ApiListener::Desired ApiListener::desired() {
       if (ca.ok() && ca_key.ok()) d.trustd = api::SigningAuthority{*ca, *ca_key, loaded->config.token};
     }
   }
+  if (auto request = state_.get(kTrustdRequest); request.ok()) {
+    if (auto r = resource_cast<ServiceRequestSpec>(*request)) {
+      d.trustd_stopped = r->spec().stopped();
+      d.trustd_restarts = r->spec().restarts();
+    }
+  }
   return d;
 }
 
+Status ApiListener::apply_trustd(const Desired& d) {
+  const std::string key = d.trustd_key();
+  if (serving_->trustd_key == key) return {};
+  if (serving_->trustd) log_.info(key.empty() ? "trustd stopped" : "trustd restarting");
+  serving_->stop_trustd();
+  if (key.empty()) return {};
+  serving_->trustd_service = std::make_unique<api::TrustdServer>([authority = *d.trustd] { return authority; });
+  grpc::SslServerCredentialsOptions tls(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  tls.pem_key_cert_pairs.push_back({d.server_key, d.server_crt});
+  api::HostPort trustd{options_.listen.host, options_.trustd_port};
+  grpc::ServerBuilder tb;
+  int trustd_port = 0;
+  tb.AddListeningPort(trustd.to_string(), grpc::SslServerCredentials(tls), &trustd_port);
+  tb.RegisterService(serving_->trustd_service.get());
+  serving_->trustd = tb.BuildAndStart();
+  if (!serving_->trustd || trustd_port == 0) {
+    serving_->stop_trustd();
+    return Error(ErrorKind::kUnavailable, "trustd cannot listen on " + trustd.to_string());
+  }
+  serving_->trustd_key = key;
+  log_.info("trustd serving", {{"listen", trustd.to_string()}});
+  return {};
+}
+
+void ApiListener::publish_trustd(const Desired& d) {
+  if (!d.trustd) {  // not a control plane: no trustd service
+    if (state_.get(kTrustdService).ok()) (void)state_.destroy(kTrustdService, {.owner = Atom(kOwner)});
+    return;
+  }
+  const bool running = serving_ && serving_->trustd != nullptr;
+  ServiceSpec spec;
+  spec.set_running(running);
+  spec.set_healthy(running);
+  auto written = modify(
+      state_, make_resource(Metadata(kRuntimeNamespace, kServiceType, "trustd"), spec),
+      [&](Resource& r) {
+        auto& s = typed<ServiceSpec>(r);
+        s.set_running(running);
+        s.set_healthy(running);
+        s.set_unknown(false);
+        return Status();
+      },
+      {.owner = Atom(kOwner)});
+  if (!written.ok()) log_.warn("publishing the trustd service", {{"error", written.error().message()}});
+}
+
 Status ApiListener::apply(const Desired& d) {
+  auto s = apply_api(d);
+  if (s.ok() && serving_ && serving_->server) s = apply_trustd(d);
+  publish_trustd(d);
+  return s;
+}
+
+Status ApiListener::apply_api(const Desired& d) {
   if (serving_ && serving_->key == d.key()) return {};
   if (serving_) {
     serving_->shutdown();
@@ -200,22 +277,6 @@ Status ApiListener::apply(const Desired& d) {
   next->server = builder.BuildAndStart();
   if (!next->server || port == 0) return Error(ErrorKind::kUnavailable, "cannot listen on " + options_.listen.to_string());
 
-  if (d.trustd) {
-    next->trustd_service = std::make_unique<api::TrustdServer>([authority = *d.trustd] { return authority; });
-    grpc::SslServerCredentialsOptions tls(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-    tls.pem_key_cert_pairs.push_back({d.server_key, d.server_crt});
-    api::HostPort trustd{options_.listen.host, options_.trustd_port};
-    grpc::ServerBuilder tb;
-    int trustd_port = 0;
-    tb.AddListeningPort(trustd.to_string(), grpc::SslServerCredentials(tls), &trustd_port);
-    tb.RegisterService(next->trustd_service.get());
-    next->trustd = tb.BuildAndStart();
-    if (!next->trustd || trustd_port == 0) {
-      next->shutdown();
-      return Error(ErrorKind::kUnavailable, "trustd cannot listen on " + trustd.to_string());
-    }
-  }
-
   if (d.mode == "maintenance") {
     log_.info("maintenance mode: no machine config; serving TLS with a self-signed certificate",
               {{"api", options_.listen.to_string()},
@@ -223,15 +284,14 @@ Status ApiListener::apply(const Desired& d) {
                {"apply", "cosictl apply-config --insecure -n " + options_.listen.host + " --cert-fingerprint '" +
                              maintenance_fingerprint_ + "' -f <config.yaml>"}});
   } else {
-    log_.info("serving the API", {{"api", options_.listen.to_string()}, {"mode", d.mode},
-                                  {"trustd", d.trustd ? options_.listen.host + ":" + std::to_string(options_.trustd_port) : "-"}});
+    log_.info("serving the API", {{"api", options_.listen.to_string()}, {"mode", d.mode}});
   }
   serving_ = std::move(next);
   return {};
 }
 
 Status ApiListener::start() {
-  for (const auto& p : {kConfig, kCertificates}) {
+  for (const auto& p : {kConfig, kCertificates, kTrustdRequest}) {
     auto w = state_.watch(p, {});
     if (!w.ok()) return w.error();
     // Runs on a store writer's thread: only raises the flag (never takes mu_, which is held
@@ -286,4 +346,4 @@ std::string ApiListener::mode() const {
   return serving_ ? serving_->mode : "stopped";
 }
 
-}  // namespace cosi::machined
+}  // namespace cosi::api

@@ -8,6 +8,9 @@
 //   secure         mutual TLS with the OS CA; roles from client certificates; control planes
 //                  forward to other nodes and serve trustd
 //
+// trustd is one of the node's services: runtime/Services "trustd" says whether it serves, and
+// runtime/ServiceRequests "trustd" (ServiceStop / ServiceStart) stops and starts it alone.
+//
 // Every call goes through the front (api/front) to the node's own services over `local`.
 #pragma once
 
@@ -27,7 +30,7 @@ class Channel;
 class Server;
 }  // namespace grpc
 
-namespace cosi::machined {
+namespace cosi::api {
 
 struct ApiListenerOptions {
   api::HostPort listen;
@@ -58,6 +61,12 @@ class ApiListener {
   // Whether `node` is one of the addresses the node has now (NodeAddresses).
   bool has_address(const std::string& node) const;
   Status apply(const Desired& d);
+  Status apply_api(const Desired& d);
+  // trustd has a life of its own: stopped and started (ServiceRequests "trustd") without
+  // touching the API port. serving_ holds an API server.
+  Status apply_trustd(const Desired& d);
+  // runtime/Services "trustd" on control planes.
+  void publish_trustd(const Desired& d);
   void follow();
 
   State& state_;
@@ -78,4 +87,4 @@ class ApiListener {
   std::thread follower_;
 };
 
-}  // namespace cosi::machined
+}  // namespace cosi::api

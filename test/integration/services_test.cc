@@ -1,0 +1,160 @@
+// The node's services through the API, with real processes (127.38.0.0/24): a local cluster of
+// three control planes lists etcd, trustd, kubeprism and the API server stand-in as talosctl
+// shows them; stopping one member's etcd stops the process, and the others' EtcdClusters show
+// the member down with quorum kept; starting it brings it back; a restart restarts; an unknown
+// service is NOT_FOUND; an os:reader lists but may not stop.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+
+#include "cmd/cosictl/talosconfig.h"
+#include "resources/config/machine_config.h"
+#include "resources/secrets/certs.h"
+#include "resources/secrets/keys.h"
+#include "test/integration/local_cluster.h"
+#include "test/support/eventually.h"
+
+namespace cosi::testing {
+namespace {
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::Matches;
+using Catch::Matchers::StartsWith;
+using namespace std::chrono_literals;
+
+const std::string kFast = "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n";
+
+YAML::Node etcd_cluster(const LocalCluster& c, const std::string& ip) {
+  auto r = cosictl({"--talosconfig", c.talosconfig(), "-e", ip, "-n", ip, "get", "etcdclusters", "-o", "yaml"}, 10);
+  if (r.status != 0 || r.out.empty()) return YAML::Node();
+  return YAML::Load(r.out)["spec"];
+}
+
+// The last pid machined logged for `what` ("etcd started").
+pid_t logged_pid(const LocalCluster& c, size_t node, const std::string& what) {
+  std::ifstream log(c.dir() / (c.node_name(node) + ".log"));
+  pid_t pid = 0;
+  for (std::string line; std::getline(log, line);) {
+    const auto field = line.find(" pid=");
+    if (line.find("msg=\"" + what + "\"") != std::string::npos && field != std::string::npos) {
+      pid = static_cast<pid_t>(std::stoi(line.substr(field + 5)));
+    }
+  }
+  return pid;
+}
+
+bool alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+// A talosconfig whose client certificate carries only os:reader, signed by the cluster's CA.
+std::string reader_talosconfig(const LocalCluster& c) {
+  auto loaded = config::parse_machine_config(slurp(c.dir() / "controlplane.yaml"));
+  REQUIRE(loaded.ok());
+  auto ca = pki::Certificate::parse(loaded->config.ca.crt);
+  auto ca_key = pki::PrivateKey::parse(loaded->config.ca.key);
+  REQUIRE(ca.ok());
+  REQUIRE(ca_key.ok());
+  auto key = pki::PrivateKey::ed25519();
+  auto crt = pki::Certificate::issue(*ca, *ca_key, key.get(), {.organizations = {"os:reader"}, .usage = pki::Usage::kClient});
+  REQUIRE(crt.ok());
+  auto admin = cosictl::load_talosconfig(c.talosconfig());
+  REQUIRE(admin.ok());
+  cosictl::TalosConfig reader = *admin;
+  for (auto& [name, ctx] : reader.contexts) {
+    ctx.crt = crt->pem();
+    ctx.key = key.pem();
+  }
+  const auto path = (c.dir() / "reader-talosconfig").string();
+  std::ofstream(path) << cosictl::render_talosconfig(reader);
+  return path;
+}
+
+TEST_CASE("services: list, stop and start etcd for real, restart, refusals", "[services]") {
+  LocalCluster c("s", "127.38.0.0/24", 3, 0, {"--config-patch-control-plane", kFast});
+  const std::string cp1 = c.ip(0), cp3 = c.ip(2);
+  auto tc = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--talosconfig", c.talosconfig()});
+    return cosictl(args, 20);
+  };
+
+  // The list, as talosctl prints it, once every service is up and etcd's health is known.
+  RunResult list;
+  REQUIRE(eventually([&] {
+    list = tc({"-n", cp3, "service"});
+    return list.status == 0 && list.out.find("etcd        Running   OK") != std::string::npos &&
+           list.out.find("kubeprism   Running   OK") != std::string::npos;
+  }, in_seconds(20), 200ms));
+  INFO(list.out);
+  CHECK_THAT(list.out, StartsWith("NODE          SERVICE     STATE     HEALTH   LAST CHANGE   LAST EVENT\n"));
+  for (const char* service : {"apiserver", "etcd", "kubeprism", "trustd"}) {
+    CHECK_THAT(list.out, Contains(std::string(cp3) + "   " + service));
+  }
+  CHECK_THAT(list.out, Matches("(.|\n)*etcd        Running   OK       [0-9hms]+ ago +Health check successful\n(.|\n)*"));
+
+  // Stop etcd on the third member: its process goes, the others see it down, quorum holds.
+  const pid_t etcd = logged_pid(c, 2, "etcd started");
+  REQUIRE(alive(etcd));
+  auto stopped = tc({"-n", cp3, "service", "etcd", "stop"});
+  INFO(stopped.err);
+  REQUIRE(stopped.status == 0);
+  CHECK(stopped.out == "NODE          RESPONSE\n" + cp3 + "   Service \"etcd\" stopped\n");
+  CHECK(eventually([&] { return !alive(etcd); }, in_seconds(10)));
+  REQUIRE(eventually([&] { auto s = etcd_cluster(c, cp1); return s && s["healthyMembers"].as<int>() == 2; }, in_seconds(10)));
+  auto quorum = etcd_cluster(c, cp1);
+  CHECK(quorum["hasQuorum"].as<bool>());
+  CHECK(quorum["members"].as<int>() == 3);
+  RunResult one;
+  CHECK(eventually([&] {
+    one = tc({"-n", cp3, "service", "etcd"});
+    return one.out.find("STATE    Finished\n") != std::string::npos;
+  }, in_seconds(10), 200ms));
+  INFO(one.out);
+  CHECK_THAT(one.out, StartsWith("NODE     " + cp3 + "\nID       etcd\nSTATE    Finished\nHEALTH   ?\n"));
+  CHECK_THAT(one.out, Contains("EVENTS   [Finished]: Service stopped ("));
+  CHECK_THAT(one.out, Contains("         [Stopping]: Stop requested ("));
+  // Still stopped a while later: nothing restarts it behind the request's back.
+  CHECK_FALSE(eventually([&] { return logged_pid(c, 2, "etcd started") != etcd; }, in_seconds(2), 200ms));
+
+  // Start it again: a new process, three healthy members.
+  auto started = tc({"-n", cp3, "service", "etcd", "start"});
+  REQUIRE(started.status == 0);
+  CHECK_THAT(started.out, Contains("Service \"etcd\" started"));
+  REQUIRE(eventually([&] { auto s = etcd_cluster(c, cp1); return s && s["healthyMembers"].as<int>() == 3; }, in_seconds(20), 200ms));
+  CHECK(alive(logged_pid(c, 2, "etcd started")));
+
+  // Restart: another process, the cluster whole again.
+  const pid_t before = logged_pid(c, 2, "etcd started");
+  auto restarted = tc({"-n", cp3, "service", "etcd", "restart"});
+  REQUIRE(restarted.status == 0);
+  CHECK_THAT(restarted.out, Contains("Service \"etcd\" restarted"));
+  REQUIRE(eventually([&] { const pid_t now = logged_pid(c, 2, "etcd started"); return now != before && alive(now); }, in_seconds(10)));
+  REQUIRE(eventually([&] { auto s = etcd_cluster(c, cp1); return s && s["healthyMembers"].as<int>() == 3; }, in_seconds(20), 200ms));
+
+  // trustd stops and starts alone: the API keeps answering meanwhile.
+  REQUIRE(tc({"-n", cp1, "service", "trustd", "stop"}).status == 0);
+  CHECK(eventually([&] { return tc({"-n", cp1, "service", "trustd"}).out.find("STATE    Finished") != std::string::npos; },
+                   in_seconds(10), 200ms));
+  REQUIRE(tc({"-n", cp1, "service", "trustd", "start"}).status == 0);
+  // (Healthy again, it has a LAST HEALTH MESSAGE row, which widens the label column.)
+  CHECK(eventually([&] { return tc({"-n", cp1, "service", "trustd"}).out.find("STATE                 Running\n") != std::string::npos; },
+                   in_seconds(10), 200ms));
+
+  // Refusals: an unknown service, an unknown action, a reader stopping.
+  auto unknown = tc({"-n", cp1, "service", "nope", "stop"});
+  CHECK(unknown.status != 0);
+  CHECK_THAT(unknown.err, Contains("service \"nope\" not defined"));
+  auto action = tc({"-n", cp1, "service", "etcd", "pause"});
+  CHECK(action.status != 0);
+  CHECK_THAT(action.err, Contains("unsupported service action: \"pause\""));
+  const auto reader = reader_talosconfig(c);
+  auto read = cosictl({"--talosconfig", reader, "-n", cp1, "service"});
+  INFO(read.err);
+  CHECK(read.status == 0);
+  CHECK_THAT(read.out, Contains("etcd"));
+  auto refused = cosictl({"--talosconfig", reader, "-n", cp1, "service", "etcd", "stop"});
+  CHECK(refused.status != 0);
+  CHECK_THAT(refused.err, Contains("os:reader"));
+  CHECK(etcd_cluster(c, cp1)["healthyMembers"].as<int>() == 3);
+}
+
+}  // namespace
+}  // namespace cosi::testing
