@@ -27,6 +27,7 @@ cosictl get endpoints
 cosictl etcd members
 cosictl -n 127.5.0.10,127.5.0.11,127.5.0.12 etcd status
 cosictl get etcdclusters -o yaml
+cosictl -n 127.5.0.12 service
 cosictl -n 127.5.0.13 get kubeprismstatuses
 cosictl -n 127.5.0.13 get kubeprismupstreams
 kubeconfig=$(mktemp -d)/kubeconfig
