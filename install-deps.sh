@@ -9,7 +9,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev libssl-dev libnl-3-dev libnl-route-3-dev
   clang libclang-rt-14-dev
-  etcd-server etcd-client iproute2 nginx
+  etcd-server etcd-client iproute2 nginx prometheus
 )
 
 # kubectl: Debian's kubernetes-client, only where none is on PATH (a machine may carry another

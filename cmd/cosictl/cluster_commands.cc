@@ -9,6 +9,7 @@
 
 #include "cmd/common/files.h"
 #include "cmd/cosictl/cluster_checks.h"
+#include "cmd/cosictl/cluster_prometheus.h"
 #include "cmd/cosictl/commands.h"
 #include "cmd/cosictl/local_cluster.h"
 #include "cmd/cosictl/talosconfig.h"
@@ -67,7 +68,7 @@ void stop_all(const LocalCluster& c) {
   std::vector<RunningProgram> nodes;
   for (const auto& n : c.nodes) nodes.push_back({n.pid, "machined"});
   stop_processes(nodes, 10s);
-  stop_processes({{c.discovery_pid, "discoveryd"}}, 10s);
+  stop_processes({{c.discovery_pid, "discoveryd"}, {c.prometheus_pid, "prometheus"}}, 10s);
   if (c.netns && c.owns_network) {
     if (auto s = destroy_network(c.network()); !s.ok()) std::fprintf(stderr, "cosictl: %s\n", s.error().message().c_str());
   }
@@ -174,6 +175,12 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
     return Error(ErrorKind::kDeadlineExceeded, "not every node listed every member within " + std::to_string(o.wait.count()) +
                                                    " s; the logs are in " + dir);
   }
+  if (o.prometheus) {
+    if (auto s = start_prometheus(c, dir, deadline); !s.ok()) return s;
+    if (auto s = save_cluster_state(dir + "/cluster.yaml", c); !s.ok()) return s;
+    std::printf("prometheus at %s scrapes every machined and discoveryd each second (its data in %s/prometheus)\n",
+                c.prometheus_url.c_str(), dir.c_str());
+  }
   if (o.skip_bootstrap) {
     std::printf("cluster %s is up: every node lists all %zu members; etcd waits for `cosictl bootstrap -n %s`\n", o.name.c_str(),
                 c.nodes.size(), c.nodes.front().ip.c_str());
@@ -241,8 +248,8 @@ Status run_cluster_destroy(const ClusterOptions& o) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (ec) return Error(ErrorKind::kInternal, "removing " + dir + ": " + ec.message());
-  std::printf("destroyed cluster %s (%zu nodes and discoveryd stopped%s, %s removed)\n", o.name.c_str(), c->nodes.size(),
-              c->netns ? (", namespaces and bridge " + c->bridge + " deleted").c_str() : "", dir.c_str());
+  std::printf("destroyed cluster %s (%zu nodes and discoveryd%s stopped%s, %s removed)\n", o.name.c_str(), c->nodes.size(),
+              c->prometheus_pid > 0 ? ", prometheus" : "", c->netns ? (", namespaces and bridge " + c->bridge + " deleted").c_str() : "", dir.c_str());
   return {};
 }
 

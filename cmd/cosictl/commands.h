@@ -58,6 +58,7 @@ struct ClusterOptions {
   std::vector<std::string> patches_control_plane;
   std::vector<std::string> patches_worker;
   bool skip_bootstrap = false;  // leave etcd for `cosictl bootstrap`
+  bool prometheus = false;      // start Debian's prometheus scraping the cluster
 };
 
 struct KubeconfigOptions {

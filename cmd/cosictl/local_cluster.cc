@@ -34,6 +34,8 @@ std::string program_of(pid_t pid) {
   return std::filesystem::path(argv0).filename().string();
 }
 
+}  // namespace
+
 bool alive(pid_t pid) {
   if (kill(pid, 0) != 0) return false;
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -41,8 +43,6 @@ bool alive(pid_t pid) {
   in >> pid_field >> comm >> state;
   return state != "Z";
 }
-
-}  // namespace
 
 LocalNetwork LocalCluster::network() const {
   LocalNetwork net;
@@ -134,6 +134,10 @@ Status save_cluster_state(const std::string& path, const LocalCluster& c) {
   }
   out << YAML::Key << "discoveryd" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "ip" << YAML::Value
       << c.discovery_ip << YAML::Key << "pid" << YAML::Value << c.discovery_pid << YAML::EndMap;
+  if (c.prometheus_pid > 0) {
+    out << YAML::Key << "prometheus" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "url" << YAML::Value
+        << c.prometheus_url << YAML::Key << "pid" << YAML::Value << c.prometheus_pid << YAML::EndMap;
+  }
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
   for (const auto& n : c.nodes) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << n.name << YAML::Key << "ip" << YAML::Value
@@ -156,6 +160,10 @@ Result<LocalCluster> load_cluster_state(const std::string& path) {
     c.cidr = doc["cidr"].as<std::string>();
     c.discovery_ip = doc["discoveryd"]["ip"].as<std::string>();
     c.discovery_pid = doc["discoveryd"]["pid"].as<pid_t>();
+    if (doc["prometheus"]) {
+      c.prometheus_url = doc["prometheus"]["url"].as<std::string>();
+      c.prometheus_pid = doc["prometheus"]["pid"].as<pid_t>();
+    }
     if (doc["netns"]) {
       c.netns = true;
       c.owns_network = true;

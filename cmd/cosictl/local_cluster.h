@@ -45,6 +45,9 @@ struct LocalCluster {
   // The namespaces and bridge are this cluster's to remove: made by this create, or loaded from
   // the state of one. False while a create has not made them (they may be another's).
   bool owns_network = false;
+  // --prometheus only:
+  pid_t prometheus_pid = 0;
+  std::string prometheus_url;
 
   LocalNetwork network() const;
 };
@@ -72,6 +75,9 @@ struct RunningProgram {
   pid_t pid = 0;
   std::string program;  // "machined": a PID running anything else is left alone (PIDs are reused)
 };
+
+// Whether `pid` runs (and is not a zombie).
+bool alive(pid_t pid);
 
 // SIGTERM to all at once, then SIGKILL to those still running after `grace`. True when all
 // are gone.

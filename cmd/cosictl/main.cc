@@ -36,6 +36,7 @@ constexpr const char* kUsage =
     "                                   edit the talosconfig\n"
     "  cluster create [--name N] [--controlplanes 3] [--workers 2] [--cidr 127.5.0.0/24] [--state-dir D]\n"
     "                                   a local cluster on loopback: discoveryd and one machined per node\n"
+    "                                   (--prometheus: and a prometheus scraping them, on discoveryd's address :9090)\n"
     "  cluster create --netns [--cidr 198.51.100.0/24] [--vip 198.51.100.5] ...\n"
     "                                   (root) each node in a network namespace of its own on one bridge;\n"
     "                                   the control planes share the VIP, the cluster endpoint\n"
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
   flags.value("state-dir", 0, &cluster.state_dir, "cluster: where clusters live (default ~/.cosi/clusters)");
   flags.value("discovery-ttl", 0, &cluster.discovery_ttl, "cluster create: each node's discovery TTL (default 30m)");
   flags.boolean("skip-bootstrap", 0, &cluster.skip_bootstrap, "cluster create: leave etcd for `cosictl bootstrap`");
+  flags.boolean("prometheus", 0, &cluster.prometheus,
+                "cluster create: also run Debian's prometheus, scraping every node and discoveryd each second (prints its URL)");
   flags.value("wait-timeout", 0, &wait, "cluster create: seconds to wait for the cluster (default 180)");
   flags.boolean("help", 'h', &help, "this help");
   auto args = flags.parse(argc, argv);

@@ -52,6 +52,7 @@
 #include "controllers/etcd/etcd_certificate_controller.h"
 #include "controllers/etcd/etcd_config_controller.h"
 #include "controllers/etcd/etcd_controller.h"
+#include "controllers/etcd/etcd_metrics.h"
 #include "controllers/etcd/etcd_spec_controller.h"
 #include "controllers/etcd/etcd_status_controller.h"
 #include "controllers/k8s/apiserver_stand_in_controller.h"
@@ -200,6 +201,7 @@ int run(const Options& o, char** argv) {
   runtime_options.logger = log;
   Runtime runtime(state, pool, pool, runtime_options);
   register_store_metrics(runtime.metrics(), state);
+  controllers::register_etcd_metrics(runtime.metrics(), state);
   std::vector<std::string> static_addresses;
   if (!o.host_network) static_addresses.push_back(node_ip + (node_ip.find(':') == std::string::npos ? "/32" : "/128"));
   if (auto s = runtime.add(std::make_unique<controllers::NodeIdentityController>(controllers::NodeIdentity{hostname, static_addresses}));

@@ -96,6 +96,10 @@ ReconcileResult EtcdStatusController::reconcile(ControllerContext& ctx) {
     if (!written.ok()) return ReconcileResult::retry(written.error());
   }
   const uint32_t quorum = voting / 2 + 1;
+  const std::string shown = leader != 0 && healthy_voting >= quorum ? member_id_hex(leader) : "";
+  if (seen_leader_ && shown != last_leader_) ++leader_changes_;  // the first leader is no change
+  seen_leader_ = seen_leader_ || !shown.empty();
+  last_leader_ = shown;
   auto written = ctx.modify<EtcdClusterSpec>(Metadata(kEtcdNamespace, kEtcdClusterType, std::string(kEtcdClusterId)),
                                              [&](EtcdClusterSpec& s) {
                                                s.set_members(static_cast<uint32_t>(last_members_.size()));
@@ -104,7 +108,8 @@ ReconcileResult EtcdStatusController::reconcile(ControllerContext& ctx) {
                                                s.set_quorum_needed(quorum);
                                                s.set_failures_tolerated(voting >= quorum ? voting - quorum : 0);
                                                s.set_has_quorum(listed && healthy_voting >= quorum && leader != 0);
-                                               s.set_leader(leader != 0 && healthy_voting >= quorum ? member_id_hex(leader) : "");
+                                               s.set_leader(shown);
+                                               s.set_leader_changes(leader_changes_);
                                              });
   if (!written.ok()) return ReconcileResult::retry(written.error());
   return ReconcileResult::requeue_after(every_);

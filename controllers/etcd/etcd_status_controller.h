@@ -1,12 +1,15 @@
 // EtcdStatusController: etcd's health as resources, refreshed twice a second on control planes.
 // One EtcdStatuses per member (id = its member id in hex): Maintenance.Status of that member
 // with a short deadline, or the error that call got; and EtcdClusters "etcd": members, voting,
-// healthy, quorum needed, failures tolerated, whether it has quorum, the leader. The member
+// healthy, quorum needed, failures tolerated, whether it has quorum, the leader, and how often
+// the leader changed while this node watched (not the first election). The member
 // list comes from any voting member; when none answers, the last one seen stands, so a dead
 // majority shows as errors rather than as an empty cluster.
 #pragma once
 
+#include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "controllers/etcd/etcd_client.h"
@@ -31,6 +34,9 @@ class EtcdStatusController final : public Controller {
   const int peer_port_;
   const std::chrono::milliseconds every_;
   std::vector<EtcdMemberInfo> last_members_;
+  std::string last_leader_;  // as EtcdClusters shows it: empty without quorum or leader
+  bool seen_leader_ = false;
+  uint64_t leader_changes_ = 0;
 };
 
 }  // namespace cosi::controllers
