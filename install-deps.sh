@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cosi-cpp needs, only those that are missing. Safe to run again.
 set -euo pipefail
+cd "$(dirname "$0")"
 
 packages=(
   build-essential meson ninja-build pkg-config cmake python3
@@ -10,17 +11,32 @@ packages=(
   libyaml-cpp-dev libssl-dev libnl-3-dev libnl-route-3-dev
   clang libclang-rt-14-dev
   etcd-server etcd-client iproute2 nginx prometheus
+  tmux graphviz chromium
 )
 
 # kubectl: Debian's kubernetes-client, only where none is on PATH (a machine may carry another
 # kubectl that owns /usr/bin/kubectl).
 command -v kubectl >/dev/null || packages+=(kubernetes-client)
+# Node.js and npm for the browser tests (playwright-core): Debian's, only where none is on PATH (a
+# machine may carry another Node).
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
+
+# The browser tests' npm packages, as test/web/package-lock.json pins them (no browser download:
+# they drive Debian's chromium).
+npm_packages() {
+  if [[ ! -d test/web/node_modules/playwright-core ]]; then
+    echo "install-deps: npm ci in test/web"
+    (cd test/web && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]} == 0)); then
+  npm_packages
   exit 0
 fi
 
@@ -40,4 +56,5 @@ fi
 status=0
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
 ((made_policy)) && $sudo rm -f "$policy"
-exit "$status"
+((status == 0)) || exit "$status"
+npm_packages

@@ -21,11 +21,14 @@ Error call_error(const grpc::Status& status, const grpc::ClientContext& ctx) {
   return from_status(status, ctx.GetServerTrailingMetadata());
 }
 
+using CallMetadata = std::vector<std::pair<std::string, std::string>>;
+
 // A watch whose events a reader thread takes off the stream.
 class GrpcWatch final : public cosi::Watch {
  public:
-  GrpcWatch(pb::State::Stub& stub, pb::WatchRequest request, const ResourceTypes& types)
+  GrpcWatch(pb::State::Stub& stub, pb::WatchRequest request, const ResourceTypes& types, const CallMetadata& metadata)
       : types_(types) {
+    for (const auto& [key, value] : metadata) context_.AddMetadata(key, value);
     reader_ = stub.Watch(&context_, request);
   }
 
@@ -166,8 +169,10 @@ struct GrpcState::Impl {
   const ResourceTypes& types;
   GrpcStateOptions options;
 
-  void set_deadline(grpc::ClientContext& ctx) const {
+  // The deadline and the metadata every unary call carries.
+  void prepare(grpc::ClientContext& ctx) const {
     ctx.set_deadline(std::chrono::system_clock::now() + options.deadline);
+    for (const auto& [key, value] : options.metadata) ctx.AddMetadata(key, value);
   }
 
   Result<ResourcePtr> decode(const cosi::resource::Resource& wire) const {
@@ -178,7 +183,7 @@ struct GrpcState::Impl {
 
   Result<WatchPtr> open(pb::WatchRequest request) {
     request.set_api_version(1);
-    auto watch = std::make_unique<GrpcWatch>(*stub, std::move(request), types);
+    auto watch = std::make_unique<GrpcWatch>(*stub, std::move(request), types, options.metadata);
     if (auto s = watch->opened(std::chrono::steady_clock::now() + options.deadline); !s.ok()) return s.error();
     return WatchPtr(std::move(watch));
   }
@@ -191,7 +196,7 @@ GrpcState::~GrpcState() = default;
 
 Result<ResourcePtr> GrpcState::get(const Pointer& p) {
   grpc::ClientContext ctx;
-  impl_->set_deadline(ctx);
+  impl_->prepare(ctx);
   pb::GetRequest req;
   req.set_namespace_(p.ns.str());
   req.set_type(p.type.str());
@@ -204,7 +209,7 @@ Result<ResourcePtr> GrpcState::get(const Pointer& p) {
 
 Result<std::vector<ResourcePtr>> GrpcState::list(const Kind& kind, const ListOptions& options) {
   grpc::ClientContext ctx;
-  impl_->set_deadline(ctx);
+  impl_->prepare(ctx);
   pb::ListRequest req;
   req.set_namespace_(kind.ns.str());
   req.set_type(kind.type.str());
@@ -229,7 +234,7 @@ Result<std::vector<ResourcePtr>> GrpcState::list(const Kind& kind, const ListOpt
 
 Result<ResourcePtr> GrpcState::create(ResourcePtr resource, const CreateOptions& options) {
   grpc::ClientContext ctx;
-  impl_->set_deadline(ctx);
+  impl_->prepare(ctx);
   pb::CreateRequest req;
   if (auto st = encode_resource(*resource, req.mutable_resource()); !st.ok()) return st.error();
   req.mutable_options()->set_owner(options.owner.str());
@@ -241,7 +246,7 @@ Result<ResourcePtr> GrpcState::create(ResourcePtr resource, const CreateOptions&
 
 Result<ResourcePtr> GrpcState::update(ResourcePtr resource, const UpdateOptions& options) {
   grpc::ClientContext ctx;
-  impl_->set_deadline(ctx);
+  impl_->prepare(ctx);
   pb::UpdateRequest req;
   if (auto st = encode_resource(*resource, req.mutable_new_resource()); !st.ok()) return st.error();
   req.mutable_options()->set_owner(options.owner.str());
@@ -254,7 +259,7 @@ Result<ResourcePtr> GrpcState::update(ResourcePtr resource, const UpdateOptions&
 
 Status GrpcState::destroy(const Pointer& p, const DestroyOptions& options) {
   grpc::ClientContext ctx;
-  impl_->set_deadline(ctx);
+  impl_->prepare(ctx);
   pb::DestroyRequest req;
   req.set_namespace_(p.ns.str());
   req.set_type(p.type.str());

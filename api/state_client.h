@@ -4,6 +4,7 @@
 //
 //   auto channel = grpc::CreateChannel("unix:/run/machined/state.sock", grpc::InsecureChannelCredentials());
 //   GrpcState state(channel, types);
+//   GrpcState cp2(api_channel, types, {.metadata = {{"node", "127.5.0.11"}}});   // through a front
 //   state.get(pointer); state.watch_kind(kind, {.bootstrap_contents = true}); ...
 //
 // The store's own default for an update is the running phase, but on the wire an absent
@@ -13,6 +14,9 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/proto/resource_types.h"
 #include "runtime/state/state.h"
@@ -25,6 +29,8 @@ namespace cosi::api {
 
 struct GrpcStateOptions {
   std::chrono::milliseconds deadline{10000};  // per unary call, and to open a watch
+  // Sent with every call and watch, e.g. {"node", "127.5.0.11"}: which node a front serves it for.
+  std::vector<std::pair<std::string, std::string>> metadata = {};
 };
 
 class GrpcState final : public State {

@@ -23,15 +23,6 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string cluster_dir(const ClusterOptions& o) {
-  std::string root = o.state_dir;
-  if (root.empty()) {
-    const char* home = std::getenv("HOME");
-    root = std::string(home != nullptr && *home != '\0' ? home : "/root") + "/.cosi/clusters";
-  }
-  return (std::filesystem::path(root) / o.name).string();
-}
-
 // The node's own part of its config: its hostname and, on a control plane of a cluster with a
 // VIP, the VIP on eth0 (and in the API certificate's names).
 std::string node_patch(const LocalNode& node, const std::string& vip) {
@@ -126,6 +117,7 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
                                   "--hostname", n.name, "--discovery-ttl", o.discovery_ttl, "--leave", "--apiserver-stand-in",
                                   "--kubeprism-health-check", "https-readyz"};
     if (c.netns) argv.push_back("--host-network");
+    n.argv = argv;
     auto pid = start_detached(argv, dir + "/" + n.name + ".log", n.netns);
     if (!pid.ok()) return pid.error();
     n.pid = *pid;
@@ -209,7 +201,7 @@ Status run_cluster_create(const ClusterOptions& o) {
   if (o.netns) {
     if (auto s = require_root("cluster create --netns"); !s.ok()) return s;
   }
-  const std::string dir = cluster_dir(o);
+  const std::string dir = cluster_dir(o.state_dir, o.name);
   std::error_code ec;
   if (std::filesystem::exists(dir + "/cluster.yaml", ec)) {
     return Error(ErrorKind::kAlreadyExists, "cluster \"" + o.name + "\" already exists in " + dir +
@@ -227,7 +219,7 @@ Status run_cluster_create(const ClusterOptions& o) {
 }
 
 Status run_cluster_destroy(const ClusterOptions& o) {
-  const std::string dir = cluster_dir(o);
+  const std::string dir = cluster_dir(o.state_dir, o.name);
   auto c = load_cluster_state(dir + "/cluster.yaml");
   if (!c.ok()) {
     if (c.error().is(ErrorKind::kNotFound)) return Error(ErrorKind::kNotFound, "no cluster \"" + o.name + "\" in " + dir);

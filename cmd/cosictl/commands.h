@@ -61,6 +61,12 @@ struct ClusterOptions {
   bool prometheus = false;      // start Debian's prometheus scraping the cluster
 };
 
+struct DashboardOptions {
+  bool web = false;
+  std::string listen = "127.0.0.1:8080";  // --web: loopback only
+  std::string state_dir;  // where `cluster create` keeps clusters (default ~/.cosi/clusters): the buttons need one
+};
+
 struct KubeconfigOptions {
   std::string path;  // empty: ~/.kube/config
   bool merge = true;
@@ -87,5 +93,9 @@ Status run_config(const ConfigOptions& o, const std::vector<std::string>& args);
 Status run_version(const Connection& c);
 Status run_get(const Connection& c, const GetOptions& o);
 Status run_inspect_dependencies(const Connection& c);
+// The controller graph of `node` as DOT.
+Result<std::string> fetch_dependencies_dot(const Connection& c, const std::string& node);
+// dashboard [--web [--listen 127.0.0.1:8080]]
+Status run_dashboard(const ConnectOptions& connect, const DashboardOptions& o);
 
 }  // namespace cosi::cosictl

@@ -7,9 +7,9 @@
 
 namespace cosi::cosictl {
 
-Status run_inspect_dependencies(const Connection& c) {
+Result<std::string> fetch_dependencies_dot(const Connection& c, const std::string& node) {
   auto stub = inspect::InspectService::NewStub(c.channel());
-  auto ctx = c.context(c.nodes().front());
+  auto ctx = c.context(node);
   google::protobuf::Empty req;
   inspect::ControllerRuntimeDependenciesResponse resp;
   grpc::Status s = stub->ControllerRuntimeDependencies(ctx.get(), req, &resp);
@@ -22,7 +22,13 @@ Status run_inspect_dependencies(const Connection& c) {
                        e.resource_id().empty() ? std::nullopt : std::optional<std::string>(e.resource_id())});
     }
   }
-  std::fputs(dependencies_dot(edges).c_str(), stdout);
+  return dependencies_dot(edges);
+}
+
+Status run_inspect_dependencies(const Connection& c) {
+  auto dot = fetch_dependencies_dot(c, c.nodes().front());
+  if (!dot.ok()) return dot.error();
+  std::fputs(dot->c_str(), stdout);
   return {};
 }
 

@@ -144,6 +144,7 @@ Status save_cluster_state(const std::string& path, const LocalCluster& c) {
         << n.ip << YAML::Key << "type" << YAML::Value << (n.control_plane ? "controlplane" : "worker") << YAML::Key << "pid"
         << YAML::Value << n.pid;
     if (!n.netns.empty()) out << YAML::Key << "netns" << YAML::Value << n.netns;
+    if (!n.argv.empty()) out << YAML::Key << "argv" << YAML::Value << YAML::Flow << n.argv;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
@@ -173,7 +174,8 @@ Result<LocalCluster> load_cluster_state(const std::string& path) {
     }
     for (const auto& n : doc["nodes"]) {
       c.nodes.push_back({n["name"].as<std::string>(), n["ip"].as<std::string>(), n["type"].as<std::string>() == "controlplane",
-                         n["pid"].as<pid_t>(), n["netns"] ? n["netns"].as<std::string>() : ""});
+                         n["pid"].as<pid_t>(), n["netns"] ? n["netns"].as<std::string>() : "",
+                         n["argv"] ? n["argv"].as<std::vector<std::string>>() : std::vector<std::string>{}});
     }
     return c;
   } catch (const YAML::Exception& e) {
@@ -204,6 +206,55 @@ bool stop_processes(const std::vector<RunningProgram>& targets, std::chrono::mil
     if (alive(pid)) kill(pid, SIGKILL);
   }
   return wait_gone(std::chrono::seconds(5));
+}
+
+std::string cluster_dir(const std::string& state_dir, const std::string& name) {
+  std::string root = state_dir;
+  if (root.empty()) {
+    const char* home = std::getenv("HOME");
+    root = std::string(home != nullptr && *home != '\0' ? home : "/root") + "/.cosi/clusters";
+  }
+  return (std::filesystem::path(root) / name).string();
+}
+
+namespace {
+
+Result<LocalNode*> node_at(LocalCluster& c, const std::string& ip) {
+  for (auto& n : c.nodes) {
+    if (n.ip == ip) return &n;
+  }
+  return Error(ErrorKind::kNotFound, "no node of cluster " + c.name + " has the address " + ip);
+}
+
+bool runs_machined(pid_t pid) { return pid > 0 && alive(pid) && program_of(pid) == "machined"; }
+
+}  // namespace
+
+Status power_off(LocalCluster& c, const std::string& node_ip) {
+  auto node = node_at(c, node_ip);
+  if (!node.ok()) return node.error();
+  LocalNode& n = **node;
+  if (!runs_machined(n.pid)) return Error(ErrorKind::kFailedPrecondition, n.name + " is already off");
+  // machined leads its own session and process group (start_detached); its children are in it.
+  ::kill(-n.pid, SIGKILL);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (alive(n.pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (alive(n.pid)) return Error(ErrorKind::kDeadlineExceeded, n.name + ": machined (pid " + std::to_string(n.pid) + ") outlived SIGKILL for 5 s");
+  return {};
+}
+
+Status power_on(LocalCluster& c, const std::string& node_ip, const std::string& dir) {
+  auto node = node_at(c, node_ip);
+  if (!node.ok()) return node.error();
+  LocalNode& n = **node;
+  if (runs_machined(n.pid)) return Error(ErrorKind::kFailedPrecondition, n.name + " is already on (pid " + std::to_string(n.pid) + ")");
+  if (n.argv.empty()) {
+    return Error(ErrorKind::kFailedPrecondition, n.name + ": the cluster state does not say how to start it (made by an older cosictl)");
+  }
+  auto pid = start_detached(n.argv, dir + "/" + n.name + ".log", n.netns);
+  if (!pid.ok()) return pid.error();
+  n.pid = *pid;
+  return {};
 }
 
 Result<std::string> find_program(const std::string& name) {

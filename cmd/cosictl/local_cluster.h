@@ -29,6 +29,7 @@ struct LocalNode {
   bool control_plane = false;
   pid_t pid = 0;
   std::string netns;  // --netns: the node's network namespace
+  std::vector<std::string> argv = {};  // how create started its machined (power_on starts it so again)
 };
 
 struct LocalCluster {
@@ -82,6 +83,17 @@ bool alive(pid_t pid);
 // SIGTERM to all at once, then SIGKILL to those still running after `grace`. True when all
 // are gone.
 bool stop_processes(const std::vector<RunningProgram>& targets, std::chrono::milliseconds grace);
+
+// Where a cluster's state lives: STATE_DIR/NAME, STATE_DIR by default ~/.cosi/clusters.
+std::string cluster_dir(const std::string& state_dir, const std::string& name);
+
+// A node of the cluster powered off: SIGKILL to its machined and to everything machined runs
+// (etcd, the API server stand-in share its process group), as a power cut would; or on again:
+// machined started as create started it, with the state it left, its new PID in `c` (the caller
+// saves it). kNotFound for an address that is no node of `c`; powering on a node that runs, or off
+// one that does not, is kFailedPrecondition.
+Status power_off(LocalCluster& c, const std::string& node_ip);
+Status power_on(LocalCluster& c, const std::string& node_ip, const std::string& dir);
 
 // A program next to cosictl (installed side by side, or the build tree's cmd/<name>/<name>).
 Result<std::string> find_program(const std::string& name);

@@ -28,6 +28,8 @@ constexpr const char* kUsage =
     "  etcd members | status | snapshot F | leave | remove-member ID | forfeit-leadership |\n"
     "       alarm list | alarm disarm | defrag\n"
     "  service [ID [start|stop|restart|status]]   the node's services (etcd, trustd, kubeprism, apiserver)\n"
+    "  dashboard [--web [--listen 127.0.0.1:8080]]   the cluster at a glance: in the terminal ([ ] switch nodes,\n"
+    "                                   q quits), or as a web page on loopback (buttons for clusters cluster create made)\n"
     "local commands:\n"
     "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
     "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR)\n"
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
   std::string recover_from;
   cosictl::ClusterOptions cluster;
   cosictl::KubeconfigOptions kubeconfig;
+  cosictl::DashboardOptions dashboard;
   std::string control_planes = "3", workers = "2", wait = "180";
   cmd::Flags flags;
   flags.list("endpoints", 'e', &connect.endpoints, "endpoint to dial: host or host:port (port 50000 by default)");
@@ -103,6 +106,8 @@ int main(int argc, char** argv) {
   flags.boolean("prometheus", 0, &cluster.prometheus,
                 "cluster create: also run Debian's prometheus, scraping every node and discoveryd each second (prints its URL)");
   flags.value("wait-timeout", 0, &wait, "cluster create: seconds to wait for the cluster (default 180)");
+  flags.boolean("web", 0, &dashboard.web, "dashboard: serve the dashboard as a web page instead (loopback only)");
+  flags.value("listen", 0, &dashboard.listen, "dashboard --web: where to serve it (default 127.0.0.1:8080; loopback only)");
   flags.boolean("help", 'h', &help, "this help");
   auto args = flags.parse(argc, argv);
   if (!args.ok()) return fail(args.error().message());
@@ -179,6 +184,9 @@ int main(int argc, char** argv) {
       result = cosictl::run_kubeconfig(*connection, kubeconfig);
     } else if (command == "reset" && a.size() == 1) {
       result = cosictl::run_reset(*connection, graceful);
+    } else if (command == "dashboard" && a.size() == 1) {
+      dashboard.state_dir = cluster.state_dir;
+      result = cosictl::run_dashboard(connect, dashboard);
     } else if (command == "inspect" && a.size() == 2 && a[1] == "dependencies") {
       result = cosictl::run_inspect_dependencies(*connection);
     } else {

@@ -106,8 +106,8 @@ int run(const Options& o) {
 
   auto http = api::HttpServer::start(
       metrics_at->to_string(),
-      {{"/metrics", [&] { return api::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", service.metrics().render()}; }},
-       {"/healthz", [] { return api::HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; }}});
+      {{"/metrics", [&](const api::HttpRequest&) { return api::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", service.metrics().render()}; }},
+       {"/healthz", [](const api::HttpRequest&) { return api::HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; }}});
   if (!http.ok()) return fail("--metrics-listen " + http.error().message());
 
   log.info("discoveryd ready", {{"listen", listen->host + ":" + std::to_string(port)},

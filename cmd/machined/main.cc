@@ -302,9 +302,9 @@ int run(const Options& o, char** argv) {
   std::atomic<bool> ready{true};
   auto http = api::HttpServer::start(
       metrics->to_string(),
-      {{"/metrics", [&] { return api::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", runtime.metrics().render()}; }},
-       {"/healthz", [] { return api::HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; }},
-       {"/readyz", [&] {
+      {{"/metrics", [&](const api::HttpRequest&) { return api::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", runtime.metrics().render()}; }},
+       {"/healthz", [](const api::HttpRequest&) { return api::HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}; }},
+       {"/readyz", [&](const api::HttpRequest&) {
           return ready ? api::HttpResponse{200, "text/plain; charset=utf-8", "ready\n"}
                        : api::HttpResponse{503, "text/plain; charset=utf-8", "stopping\n"};
         }}});
