@@ -1,14 +1,15 @@
 // MachineServer: machine.MachineService — Version, which talosctl calls before every `get`
 // (and aborts on any error; its tag must be a semantic version), ApplyConfiguration, which
 // hands the document to the node's ConfigApplier, Reset, which asks the node's NodeResetter,
-// the etcd calls (EtcdOperator) and the service calls (ServiceOperator): the API never acts on
-// the node itself.
+// the etcd calls (EtcdOperator), the service calls (ServiceOperator) and Logs, which reads the
+// services' log rings: the API never acts on the node itself.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "api/service_operator.h"
+#include "controllers/common/service_logs.h"
 #include "machine.grpc.pb.h"
 #include "runtime/base/result.h"
 
@@ -90,8 +91,15 @@ class MachineServer final : public machine::MachineService::CallbackService {
  public:
   // `applier` and `resetter` may be null: their calls are then UNIMPLEMENTED.
   explicit MachineServer(NodeInfo node, ConfigApplier* applier = nullptr, NodeResetter* resetter = nullptr,
-                         EtcdOperator* etcd = nullptr, KubeconfigIssuer* kubeconfig = nullptr, ServiceOperator* services = nullptr)
-      : node_(std::move(node)), applier_(applier), resetter_(resetter), etcd_(etcd), kubeconfig_(kubeconfig), services_(services) {}
+                         EtcdOperator* etcd = nullptr, KubeconfigIssuer* kubeconfig = nullptr, ServiceOperator* services = nullptr,
+                         controllers::ServiceLogs* logs = nullptr)
+      : node_(std::move(node)),
+        applier_(applier),
+        resetter_(resetter),
+        etcd_(etcd),
+        kubeconfig_(kubeconfig),
+        services_(services),
+        logs_(logs) {}
 
   grpc::ServerUnaryReactor* Version(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                     machine::VersionResponse* resp) override;
@@ -117,6 +125,8 @@ class MachineServer final : public machine::MachineService::CallbackService {
   grpc::ServerUnaryReactor* EtcdDefragment(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req,
                                            machine::EtcdDefragmentResponse* resp) override;
   grpc::ServerWriteReactor<common::Data>* Kubeconfig(grpc::CallbackServerContext* ctx, const google::protobuf::Empty* req) override;
+  // machine_logs.cc
+  grpc::ServerWriteReactor<common::Data>* Logs(grpc::CallbackServerContext* ctx, const machine::LogsRequest* req) override;
   grpc::ServerWriteReactor<common::Data>* EtcdSnapshot(grpc::CallbackServerContext* ctx,
                                                        const machine::EtcdSnapshotRequest* req) override;
   grpc::ServerReadReactor<common::Data>* EtcdRecover(grpc::CallbackServerContext* ctx, machine::EtcdRecoverResponse* resp) override;
@@ -139,6 +149,7 @@ class MachineServer final : public machine::MachineService::CallbackService {
   EtcdOperator* const etcd_;
   KubeconfigIssuer* const kubeconfig_;
   ServiceOperator* const services_;
+  controllers::ServiceLogs* const logs_;
 };
 
 }  // namespace cosi::api

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "resources/block/block_resources.h"
 #include "resources/cluster/cluster_resources.h"
 #include "resources/config/config_resources.h"
 #include "resources/etcd/etcd_resources.h"
@@ -69,6 +70,9 @@ std::vector<ResourceDefinitionInput> inputs() {
       def(kServiceStatusType, kRuntimeNamespace,
           {{"State", "{.state}"}, {"Healthy", "{.healthy}"}, {"Health", "{.healthMessage}"}}),
       def(kServiceRequestType, kRuntimeNamespace, {{"Stopped", "{.stopped}"}, {"Restarts", "{.restarts}"}}),
+      def(kDiskType, kRuntimeNamespace,
+          {{"Size", "{.pretty_size}"}, {"Read Only", "{.readonly}"}, {"Transport", "{.transport}"},
+           {"Rotational", "{.rotational}"}, {"WWID", "{.wwid}"}, {"Model", "{.model}"}, {"Serial", "{.serial}"}}),
   };
 }
 
@@ -100,7 +104,7 @@ std::vector<std::pair<std::string, std::string>> namespaces() {
       {std::string(kK8sNamespace), "Kubernetes control-plane access: KubePrism."},
       {std::string(kControlPlaneNamespace), "The control planes' addresses, as discovered."},
       {std::string(kSecretsNamespace), "The node's certificates and keys."},
-      {std::string(kRuntimeNamespace), "The services the node runs."},
+      {std::string(kRuntimeNamespace), "The services the node runs, and its disks."},
   };
 }
 
@@ -133,6 +137,7 @@ void register_types(ResourceTypes& types) {
   types.add<ServiceSpec>(kServiceType);
   types.add<ServiceStatusSpec>(kServiceStatusType);
   types.add<ServiceRequestSpec>(kServiceRequestType);
+  types.add<DiskSpec>(kDiskType);
 }
 
 }  // namespace cosi::resources

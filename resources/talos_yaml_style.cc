@@ -47,6 +47,7 @@ YamlStyle make() {
   const std::string etcd = "talos.resource.definitions.etcd.";
   const std::string network = "talos.resource.definitions.network.";
   const std::string enums = "talos.resource.definitions.enums.";
+  const std::string block = "talos.resource.definitions.block.DiskSpec.";
 
   // Keys that are not the field's lowerCamelCase name.
   s.keys[cluster + "ControlPlane.api_server_port"] = "port";
@@ -64,7 +65,16 @@ YamlStyle make() {
   s.keys[network + "VIPHCloudSpec.network_id"] = "networkID";
   s.keys[network + "VIPStatusSpec.held_by_this_node"] = "heldByThisNode";
 
+  // Disks spell their keys in snake_case.
+  for (const char* f : {"dev_path", "pretty_size", "io_size", "sector_size", "bus_path", "sub_system", "secondary_disks"}) {
+    s.keys[block + f] = f;
+  }
+
   // Go's omitempty.
+  for (const char* f : {"model", "serial", "modalias", "wwid", "uuid", "bus_path", "sub_system", "transport", "rotational",
+                        "secondary_disks", "symlinks"}) {
+    s.omit_empty.insert(block + f);
+  }
   for (const char* f : {"AffiliateSpec.nodename", "AffiliateSpec.kube_span", "AffiliateSpec.control_plane",
                         "MemberSpec.control_plane", "ConfigSpec.service_endpoint_insecure"}) {
     s.omit_empty.insert(cluster + f);

@@ -26,7 +26,7 @@ struct MethodRoles {
 };
 
 // Every method a role below admin may call. Anything else needs os:admin.
-const std::array<MethodRoles, 21> kTable = {{
+const std::array<MethodRoles, 22> kTable = {{
     {"/cosi.resource.State/Get", kReaders},
     {"/cosi.resource.State/List", kReaders},
     {"/cosi.resource.State/Watch", kReaders},
@@ -38,6 +38,7 @@ const std::array<MethodRoles, 21> kTable = {{
     {"/machine.MachineService/EtcdAlarmDisarm", kOperators},
     {"/machine.MachineService/EtcdDefragment", kOperators},
     {"/machine.MachineService/ServiceList", kReaders},
+    {"/machine.MachineService/Logs", kReaders},
     {"/machine.MachineService/ServiceStart", kOperators},
     {"/machine.MachineService/ServiceStop", kOperators},
     {"/machine.MachineService/ServiceRestart", kOperators},

@@ -59,7 +59,7 @@ grpc::Status status_of(const Error& e) { return to_status(e); }
 // Unary machine.MachineService methods fan out; the streaming ones cannot be merged.
 bool fans_out(std::string_view method) {
   return method.starts_with(kMachineService) && method != "/machine.MachineService/EtcdSnapshot" &&
-         method != "/machine.MachineService/EtcdRecover";
+         method != "/machine.MachineService/EtcdRecover" && method != "/machine.MachineService/Logs";
 }
 
 }  // namespace

@@ -56,3 +56,24 @@ Result<double> parse_number(std::string_view flag, std::string_view text) {
 }
 
 }  // namespace cosi::cmd
+
+namespace cosi::cmd {
+
+Result<std::size_t> parse_bytes(std::string_view flag, std::string_view text) {
+  const char* what = "a size in bytes (like 4096, 512KiB, 1MiB; at least 1KiB)";
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 12) return bad(flag, text, what);
+  const std::string_view unit = text.substr(digits);
+  uint64_t scale = 0;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "KiB") scale = 1ULL << 10;
+  else if (unit == "MiB") scale = 1ULL << 20;
+  else if (unit == "GiB") scale = 1ULL << 30;
+  else return bad(flag, text, what);
+  const uint64_t value = std::stoull(std::string(text.substr(0, digits))) * scale;
+  if (value < 1024 || value > (1ULL << 34)) return bad(flag, text, what);
+  return static_cast<std::size_t>(value);
+}
+
+}  // namespace cosi::cmd

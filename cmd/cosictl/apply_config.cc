@@ -38,6 +38,11 @@ Status run_apply_config(const Connection& c, const ApplyOptions& o) {
     req.set_dry_run(o.dry_run);
     machine::ApplyConfigurationResponse resp;
     grpc::Status s = stub->ApplyConfiguration(ctx.get(), req, &resp);
+    if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      // A refused config, in talosctl's words (the seed's "specified install disk does not exist").
+      return Error(ErrorKind::kInvalidArgument, node + ": error applying new configuration: rpc error: code = InvalidArgument desc = " +
+                                                    s.error_message());
+    }
     if (!s.ok()) {
       Error e = c.error(s);
       return Error(e.kind(), node + ": " + e.message());

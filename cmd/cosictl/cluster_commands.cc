@@ -114,7 +114,7 @@ Status create(const ClusterOptions& o, LocalCluster& c, const std::string& dir) 
     std::filesystem::create_directories(state);
     // In a namespace the node owns its links: addresses from them, the VIP on them.
     std::vector<std::string> argv{*machined, "--listen", c.netns ? "0.0.0.0:50000" : n.ip + ":50000", "--state-dir", state,
-                                  "--hostname", n.name, "--discovery-ttl", o.discovery_ttl, "--leave", "--apiserver-stand-in",
+                                  "--hostname", n.name, "--discovery-ttl", o.discovery_ttl, "--leave", "--apiserver-stand-in", "--no-install",
                                   "--kubeprism-health-check", "https-readyz"};
     if (c.netns) argv.push_back("--host-network");
     n.argv = argv;

@@ -27,6 +27,7 @@ struct GenConfigOptions {
   std::vector<std::string> patches_control_plane;
   std::vector<std::string> patches_worker;
   std::string discovery_endpoint;
+  std::string install_disk = "/dev/sda";  // --install-disk, Talos's default
   std::vector<std::string> output_types;  // controlplane, worker, talosconfig (default: all)
   std::string output;                     // a directory, or the file when one type is asked for
   bool force = false;
@@ -67,6 +68,12 @@ struct DashboardOptions {
   std::string state_dir;  // where `cluster create` keeps clusters (default ~/.cosi/clusters): the buttons need one
 };
 
+struct LogsOptions {
+  std::string service;
+  bool follow = false;  // -f, --follow
+  int tail = -1;        // --tail: the last N lines; every line kept when negative
+};
+
 struct KubeconfigOptions {
   std::string path;  // empty: ~/.kube/config
   bool merge = true;
@@ -93,6 +100,10 @@ Status run_config(const ConfigOptions& o, const std::vector<std::string>& args);
 Status run_version(const Connection& c);
 Status run_get(const Connection& c, const GetOptions& o);
 Status run_inspect_dependencies(const Connection& c);
+// logs SERVICE [-f] [--tail N]
+Status run_logs(const Connection& c, const LogsOptions& o);
+// disks: the seed's older table of the node's disks (DEV MODEL SERIAL TYPE ...), from its Disks.
+Status run_disks(const Connection& c);
 // The controller graph of `node` as DOT.
 Result<std::string> fetch_dependencies_dot(const Connection& c, const std::string& node);
 // dashboard [--web [--listen 127.0.0.1:8080]]

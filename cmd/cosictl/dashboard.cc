@@ -17,7 +17,7 @@
 #include "api/dashboard/terminal_dashboard.h"
 #include "api/dashboard/web_dashboard.h"
 #include "cmd/common/files.h"
-#include "cmd/common/spawn.h"
+#include "controllers/common/spawn.h"
 #include "cmd/cosictl/commands.h"
 #include "cmd/cosictl/local_cluster.h"
 #include "cmd/cosictl/talosconfig.h"
@@ -96,7 +96,7 @@ Result<std::string> graph_svg(const ConnectOptions& connect, const std::vector<s
     }
     const std::string base = std::filesystem::temp_directory_path() / ("cosictl-graph-" + std::to_string(getpid()));
     if (auto s = cmd::write_file_atomically(base + ".dot", *dot, 0600); !s.ok()) return s.error();
-    auto ran = cmd::run_command({"dot", "-Tsvg", "-o", base + ".svg", base + ".dot"}, 20s);
+    auto ran = controllers::run_command({"dot", "-Tsvg", "-o", base + ".svg", base + ".dot"}, 20s);
     std::remove((base + ".dot").c_str());
     if (!ran.ok()) return Error(ran.error().kind(), "graphviz: " + ran.error().message());
     auto svg = cmd::read_file(base + ".svg");

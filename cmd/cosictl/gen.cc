@@ -68,6 +68,10 @@ std::string machine_config(const pki::SecretsBundle& s, const GenConfigOptions& 
   out << YAML::Key << "key" << YAML::Value << (cp ? base64_encode(s.os.key) : std::string());
   out << YAML::EndMap;
   out << YAML::Key << "certSANs" << YAML::Value << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+  // Talos's default install disk: a node that checks it refuses the config where there is none
+  // (the seed's "specified install disk does not exist"); edit it to one `cosictl disks` lists.
+  out << YAML::Key << "install" << YAML::Value << YAML::BeginMap << YAML::Key << "disk" << YAML::Value << o.install_disk
+      << YAML::Comment("The disk used for installations.") << YAML::EndMap;
   out << YAML::Key << "features" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kubePrism" << YAML::Value << YAML::BeginMap << YAML::Key << "enabled" << YAML::Value << true
       << YAML::Key << "port" << YAML::Value << 7445 << YAML::EndMap;

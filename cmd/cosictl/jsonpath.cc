@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "cmd/cosictl/yaml_json.h"
@@ -13,6 +15,9 @@ struct Step {
   std::string key;     // field name; empty for a bare index step
   bool all = false;    // [*]
   int index = -1;      // [N]
+  bool slice = false;  // [A:B], either end optional ([:] is every element)
+  int from = 0;
+  std::optional<int> to;
 };
 
 Result<std::vector<Step>> parse(const std::string& expression) {
@@ -34,6 +39,15 @@ Result<std::vector<Step>> parse(const std::string& expression) {
       std::string inside = path.substr(i + 1, close - i - 1);
       if (inside == "*") {
         step.all = true;
+      } else if (auto colon = inside.find(':'); colon != std::string::npos) {
+        step.slice = true;
+        try {
+          if (colon > 0) step.from = std::stoi(inside.substr(0, colon));
+          if (colon + 1 < inside.size()) step.to = std::stoi(inside.substr(colon + 1));
+        } catch (...) {
+          return bad("slice \"" + inside + "\" is not A:B with whole numbers");
+        }
+        if (step.from < 0 || (step.to && *step.to < 0)) return bad("slice \"" + inside + "\": negative ends are not supported");
       } else {
         try {
           step.index = std::stoi(inside);
@@ -63,6 +77,11 @@ Result<std::string> eval_jsonpath(const std::string& expression, const YAML::Nod
       if (step.all) {
         if (value.IsSequence()) {
           for (const auto& item : value) next.push_back(item);
+        }
+      } else if (step.slice) {
+        if (value.IsSequence()) {
+          const int end = std::min<int>(static_cast<int>(value.size()), step.to.value_or(static_cast<int>(value.size())));
+          for (int k = step.from; k < end; ++k) next.push_back(value[k]);
         }
       } else if (step.index >= 0) {
         if (value.IsSequence() && static_cast<std::size_t>(step.index) < value.size()) next.push_back(value[step.index]);

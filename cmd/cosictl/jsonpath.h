@@ -4,6 +4,7 @@
 //   {.hostname}              a value
 //   {.endpoints[*].host}     every element's value, space-separated
 //   {.addresses[0]}          one element
+//   {.aliases[:]}            a slice ([1:], [:2], [1:3]): its elements, space-separated
 //
 // Scalars print as text; lists and maps as compact JSON (["172.20.0.2","fd00::1"]). A missing
 // key prints nothing.

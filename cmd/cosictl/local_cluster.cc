@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "cmd/common/files.h"
-#include "cmd/common/spawn.h"
+#include "controllers/common/spawn.h"
 #include "resources/config/yaml_reader.h"
 
 namespace cosi::cosictl {
@@ -184,7 +184,7 @@ Result<LocalCluster> load_cluster_state(const std::string& path) {
 }
 
 Result<pid_t> start_detached(const std::vector<std::string>& argv, const std::string& log_path, const std::string& netns) {
-  return cmd::spawn_logged(argv, log_path, cmd::Session::kOwn, netns);
+  return controllers::spawn_logged(argv, log_path, controllers::Session::kOwn, netns);
 }
 
 bool stop_processes(const std::vector<RunningProgram>& targets, std::chrono::milliseconds grace) {

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "cmd/common/netns.h"
-#include "cmd/common/spawn.h"
+#include "controllers/common/spawn.h"
 
 namespace cosi::cosictl {
 
@@ -30,7 +30,7 @@ std::string short_name(const std::string& prefix, const std::string& name, size_
 // `ip ARGS`, in the namespace `netns` when one is named.
 Status ip(std::vector<std::string> args, const std::string& netns = "") {
   args.insert(args.begin(), "ip");
-  auto r = cmd::run_command(args, kIpDeadline, netns);
+  auto r = controllers::run_command(args, kIpDeadline, netns);
   if (!r.ok()) return Error(r.error().kind(), (netns.empty() ? "" : "in " + netns + ": ") + r.error().message());
   return {};
 }
@@ -59,7 +59,7 @@ Status require_root(const std::string& what) {
 
 Status create_network(const LocalNetwork& net, const std::string& host_ip, int bits, const std::vector<std::string>& ips) {
   const std::string suffix = "/" + std::to_string(bits);
-  if (cmd::run_command({"ip", "link", "show", net.bridge}, kIpDeadline).ok()) {
+  if (controllers::run_command({"ip", "link", "show", net.bridge}, kIpDeadline).ok()) {
     return Error(ErrorKind::kAlreadyExists, "a link named " + net.bridge + " already exists (another cluster of that name?)");
   }
   for (const auto& ns : net.namespaces) {
@@ -97,14 +97,14 @@ Status destroy_network(const LocalNetwork& net) {
     // The pair goes now: a namespace's own links are destroyed later, by the kernel's clean-up,
     // and a cluster created again at once must find the names free.
     const std::string veth = host_end(ns);
-    if (cmd::run_command({"ip", "link", "show", veth}, kIpDeadline).ok()) {
+    if (controllers::run_command({"ip", "link", "show", veth}, kIpDeadline).ok()) {
       if (auto s = ip({"link", "del", veth}); !s.ok() && result.ok()) result = s;
     }
     if (!exists(ns)) continue;
     for (pid_t pid : cmd::pids_in_netns(ns)) kill(pid, SIGKILL);
     if (auto s = ip({"netns", "del", ns}); !s.ok() && result.ok()) result = s;
   }
-  if (!net.bridge.empty() && cmd::run_command({"ip", "link", "show", net.bridge}, kIpDeadline).ok()) {
+  if (!net.bridge.empty() && controllers::run_command({"ip", "link", "show", net.bridge}, kIpDeadline).ok()) {
     if (auto s = ip({"link", "del", net.bridge}); !s.ok() && result.ok()) result = s;
   }
   return result;

@@ -4,6 +4,7 @@
 //   cosictl apply-config --insecure -n 127.0.5.10 -f controlplane.yaml
 //   cosictl --talosconfig ./talosconfig -e 127.0.5.10 -n 127.0.5.10 get members -o yaml
 //   cosictl -e 127.0.7.1 inspect dependencies | dot -Tpng > deps.png
+#include <algorithm>
 #include <cstdio>
 
 #include "cmd/common/flags.h"
@@ -28,11 +29,13 @@ constexpr const char* kUsage =
     "  etcd members | status | snapshot F | leave | remove-member ID | forfeit-leadership |\n"
     "       alarm list | alarm disarm | defrag\n"
     "  service [ID [start|stop|restart|status]]   the node's services (etcd, trustd, kubeprism, apiserver)\n"
+    "  logs SERVICE [-f] [--tail N]     a service's log (etcd, machined, apiserver) on each node, lines prefixed NODE:\n"
+    "  disks                            the node's disks as the seed's table (also: get disks); --insecure in maintenance mode\n"
     "  dashboard [--web [--listen 127.0.0.1:8080]]   the cluster at a glance: in the terminal ([ ] switch nodes,\n"
     "                                   q quits), or as a web page on loopback (buttons for clusters cluster create made)\n"
     "local commands:\n"
     "  gen secrets [-o FILE]            a new secrets bundle (default secrets.yaml)\n"
-    "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR)\n"
+    "  gen config NAME https://HOST:PORT  controlplane.yaml, worker.yaml and talosconfig (-o DIR, --install-disk /dev/vda)\n"
     "  machineconfig patch FILE --patch @P [-o OUT]   strategic-merge patch a config\n"
     "  config merge FILE | endpoint A.. | node A.. | context NAME | contexts | info\n"
     "                                   edit the talosconfig\n"
@@ -68,6 +71,8 @@ int main(int argc, char** argv) {
   cosictl::ClusterOptions cluster;
   cosictl::KubeconfigOptions kubeconfig;
   cosictl::DashboardOptions dashboard;
+  cosictl::LogsOptions logs;
+  std::string tail = "-1";
   std::string control_planes = "3", workers = "2", wait = "180";
   cmd::Flags flags;
   flags.list("endpoints", 'e', &connect.endpoints, "endpoint to dial: host or host:port (port 50000 by default)");
@@ -88,6 +93,7 @@ int main(int argc, char** argv) {
   flags.repeated("config-patch-control-plane", 0, &gen.patches_control_plane, "gen config: a patch for controlplane.yaml");
   flags.repeated("config-patch-worker", 0, &gen.patches_worker, "gen config: a patch for worker.yaml");
   flags.value("discovery-endpoint", 0, &gen.discovery_endpoint, "gen config: the discovery service URL (default: none)");
+  flags.value("install-disk", 0, &gen.install_disk, "gen config: the disk to install to (default /dev/sda)");
   flags.list("output-types", 't', &gen.output_types, "gen config: controlplane, worker, talosconfig (default: all)");
   flags.repeated("patch", 'p', &patches, "machineconfig patch: a patch (@file or YAML)");
   flags.boolean("force", 0, &force, "gen, kubeconfig: overwrite existing files");
@@ -106,10 +112,17 @@ int main(int argc, char** argv) {
   flags.boolean("prometheus", 0, &cluster.prometheus,
                 "cluster create: also run Debian's prometheus, scraping every node and discoveryd each second (prints its URL)");
   flags.value("wait-timeout", 0, &wait, "cluster create: seconds to wait for the cluster (default 180)");
+  flags.boolean("follow", 0, &logs.follow, "logs: follow what comes (as -f after `logs`)");
+  flags.value("tail", 0, &tail, "logs: the last N lines (default -1: all kept)");
   flags.boolean("web", 0, &dashboard.web, "dashboard: serve the dashboard as a web page instead (loopback only)");
   flags.value("listen", 0, &dashboard.listen, "dashboard --web: where to serve it (default 127.0.0.1:8080; loopback only)");
   flags.boolean("help", 'h', &help, "this help");
-  auto args = flags.parse(argc, argv);
+  // talosctl's `logs -f` follows (its flags are per command); elsewhere -f names a file.
+  std::vector<std::string> raw(argv + 1, argv + argc);
+  if (auto logs_at = std::find(raw.begin(), raw.end(), "logs"); logs_at != raw.end()) {
+    std::replace(logs_at, raw.end(), std::string("-f"), std::string("--follow"));
+  }
+  auto args = flags.parse(raw);
   if (!args.ok()) return fail(args.error().message());
   if (help || args->empty()) {
     std::printf("%s%s", kUsage, flags.usage().c_str());
@@ -184,6 +197,16 @@ int main(int argc, char** argv) {
       result = cosictl::run_kubeconfig(*connection, kubeconfig);
     } else if (command == "reset" && a.size() == 1) {
       result = cosictl::run_reset(*connection, graceful);
+    } else if (command == "logs" && a.size() == 2) {
+      logs.service = a[1];
+      try {
+        logs.tail = std::stoi(tail);
+      } catch (...) {
+        return fail("--tail \"" + tail + "\" is not a whole number of lines");
+      }
+      result = cosictl::run_logs(*connection, logs);
+    } else if (command == "disks" && a.size() == 1) {
+      result = cosictl::run_disks(*connection);
     } else if (command == "dashboard" && a.size() == 1) {
       dashboard.state_dir = cluster.state_dir;
       result = cosictl::run_dashboard(connect, dashboard);

@@ -28,6 +28,7 @@
 #include "api/host_port.h"
 #include "api/http_server.h"
 #include "api/inspect_server.h"
+#include "api/install_disk_check.h"
 #include "api/machine_server.h"
 #include "api/service_operator.h"
 #include "api/state_server.h"
@@ -36,11 +37,13 @@
 #include "api/trustd/trustd_client.h"
 #include "cmd/common/flag_values.h"
 #include "cmd/common/flags.h"
-#include "cmd/machined/child_process.h"
+#include "controllers/common/child_process.h"
 #include "cmd/machined/node_config.h"
 #include "cmd/machined/node_etcd.h"
 #include "cmd/machined/node_identity.h"
 #include "cmd/machined/node_reset.h"
+#include "controllers/block/disks_controller.h"
+#include "controllers/common/service_logs.h"
 #include "controllers/cluster/affiliate_merge_controller.h"
 #include "controllers/cluster/control_plane_endpoints_controller.h"
 #include "controllers/cluster/discovery_config_controller.h"
@@ -93,7 +96,11 @@ struct Options {
   std::string etcd_binary = "etcd";
   std::string vip_lease_ttl = "2s";
   std::string kubeprism_health_check = "tcp";
+  std::string sysfs_root = "/sys";
+  std::string udev_data = "/run/udev/data";
+  std::string log_ring_size = "1MiB";
   bool host_network = false;
+  bool no_install = false;
   bool apiserver_stand_in = false;
   bool insecure_dev = false;
   bool leave = false;
@@ -188,8 +195,23 @@ int run(const Options& o, char** argv) {
   const std::string socket = o.state_socket.empty() ? o.state_dir + "/machined.sock" : o.state_socket;
   std::filesystem::remove(socket, ec);
 
-  Logger log(stderr_sink());
+  auto ring_bytes = cmd::parse_bytes("--log-ring-size", o.log_ring_size);
+  if (!ring_bytes.ok()) return fail(ring_bytes.error().message());
+  // Each service's output, and machined's own log beside stderr, in a ring of that size.
+  controllers::ServiceLogs service_logs(*ring_bytes);
+  auto to_stderr = stderr_sink();
+  auto& own_log = service_logs.ring("machined");
+  Logger log([to_stderr, &own_log](const LogRecord& record) {
+    to_stderr(record);
+    if (record.level >= LogLevel::kInfo) own_log.write(format_log_line(record) + "\n");
+  });
   log = log.with_fields({{"node", hostname}});
+  auto launch = [&service_logs](const std::vector<std::string>& argv, const std::string& name) {
+    return controllers::ChildProcess::start(argv, service_logs.ring(name));
+  };
+  auto run_to_end = [&service_logs](const std::vector<std::string>& argv, const std::string& name, std::chrono::milliseconds deadline) {
+    return controllers::ChildProcess::run(argv, service_logs.ring(name), deadline);
+  };
 
   MemoryState state;
   if (auto s = publish_meta(state); !s.ok()) return fail(s.error().to_string());
@@ -202,6 +224,9 @@ int run(const Options& o, char** argv) {
   Runtime runtime(state, pool, pool, runtime_options);
   register_store_metrics(runtime.metrics(), state);
   controllers::register_etcd_metrics(runtime.metrics(), state);
+  runtime.metrics().add_collector([&service_logs](metrics::Registry::Writer& w) {
+    w.gauge("cosi_service_log_followers", "clients following a service log (cosictl logs -f)", {}, service_logs.followers());
+  });
   std::vector<std::string> static_addresses;
   if (!o.host_network) static_addresses.push_back(node_ip + (node_ip.find(':') == std::string::npos ? "/32" : "/128"));
   if (auto s = runtime.add(std::make_unique<controllers::NodeIdentityController>(controllers::NodeIdentity{hostname, static_addresses}));
@@ -236,7 +261,7 @@ int run(const Options& o, char** argv) {
   if (o.apiserver_stand_in) {
     network_controllers.push_back(std::make_unique<controllers::APIServerStandInController>(
         controllers::APIServerStandInOptions{.state_dir = o.state_dir, .listen_host = o.host_network ? "" : node_ip},
-        machined::ChildProcess::start));
+        launch));
   }
   for (auto& c : network_controllers) {
     if (auto s = runtime.add(std::move(c)); !s.ok()) return fail(s.error().to_string());
@@ -245,6 +270,11 @@ int run(const Options& o, char** argv) {
     return fail(s.error().to_string());
   }
   if (auto s = runtime.add(std::make_unique<controllers::ServiceStatusController>()); !s.ok()) return fail(s.error().to_string());
+  // Disks, read again on every block uevent (in maintenance mode too: they choose the install disk).
+  controllers::SysfsBlockDevices block_devices({.sys = o.sysfs_root, .udev_data = o.udev_data});
+  auto uevents = controllers::UeventMonitor::start("block", [&](const controllers::Uevent& e) { block_devices.uevent(e); });
+  if (!uevents.ok()) log.warn("disks are read once: no uevents", {{"error", uevents.error().message()}});
+  if (auto s = runtime.add(std::make_unique<controllers::DisksController>(block_devices)); !s.ok()) return fail(s.error().to_string());
   auto discovery = std::make_unique<controllers::DiscoveryServiceController>(discovery::make_grpc_discovery_client, *discovery_ttl);
   auto* discovery_controller = discovery.get();
   std::vector<std::unique_ptr<Controller>> cluster_controllers;
@@ -256,8 +286,8 @@ int run(const Options& o, char** argv) {
   cluster_controllers.push_back(std::make_unique<controllers::MemberController>());
   cluster_controllers.push_back(std::make_unique<controllers::ControlPlaneEndpointsController>());
   auto etcd = std::make_unique<controllers::EtcdController>(
-      controllers::EtcdControllerOptions{.state_dir = o.state_dir, .etcd_binary = o.etcd_binary}, machined::ChildProcess::start,
-      etcd::make_grpc_etcd_client, machined::ChildProcess::run);
+      controllers::EtcdControllerOptions{.state_dir = o.state_dir, .etcd_binary = o.etcd_binary}, launch,
+      etcd::make_grpc_etcd_client, run_to_end);
   auto* etcd_controller = etcd.get();
   cluster_controllers.push_back(std::make_unique<controllers::EtcdCertificateController>());
   cluster_controllers.push_back(std::make_unique<controllers::EtcdConfigController>());
@@ -280,7 +310,10 @@ int run(const Options& o, char** argv) {
   machined::NodeEtcd node_etcd(state, etcd_controller);
   api::AdminKubeconfig kubeconfig(state);
   api::StoreServices services(state);
-  api::MachineServer machine_service(api::NodeInfo{hostname}, &node_config, &node_reset, &node_etcd, &kubeconfig, &services);
+  api::InstallDiskCheck checked_config(node_config, state, {.enabled = !o.no_install});
+  if (o.no_install) log.info("configs are not checked for their install disk: this node installs nothing (--no-install)");
+  api::MachineServer machine_service(api::NodeInfo{hostname}, &checked_config, &node_reset, &node_etcd, &kubeconfig, &services,
+                                     &service_logs);
   api::InspectServer inspect_service(runtime, hostname);
   auto internal = serve("", {&network_state, &machine_service, &inspect_service});
   if (!internal) return fail("cannot start the node's services");
@@ -394,6 +427,12 @@ int main(int argc, char** argv) {
                 "on a control plane, serve the API server stand-in (nginx, not Kubernetes) on :6443 for KubePrism to balance");
   flags.boolean("host-network", 0, &o.host_network,
                 "the node owns this host (or network namespace): addresses from its links, shared VIPs on them");
+  flags.boolean("no-install", 0, &o.no_install,
+                "this node installs nothing (nodes of a local cluster share one host): configs are not checked for their install disk");
+  flags.value("sysfs-root", 0, &o.sysfs_root, "where the node reads its disks (default /sys; tests point it at a tree of their own)");
+  flags.value("log-ring-size", 0, &o.log_ring_size,
+              "the bytes of log kept per service (etcd, apiserver, machined itself), the oldest lines dropped first (default 1MiB)");
+  flags.value("udev-data", 0, &o.udev_data, "udev's device database, for disk serials (default /run/udev/data)");
   flags.boolean("leave", 0, &o.leave, "at stop, delete this node's discovery affiliate so peers drop it at once");
   flags.boolean("insecure-dev", 0, &o.insecure_dev, "plaintext gRPC, every caller admin; refused unless every listen address is loopback");
   flags.boolean("help", 'h', &o.help, "this help");

@@ -26,6 +26,10 @@ constexpr auto kPromotePoll = 50ms;
 // never started it (it crashed between MemberAdd and starting etcd): it would hold etcd's one
 // learner place for good (talos#13710), so it is removed.
 constexpr auto kAbandonedLearner = 30s;
+// A learner that started and then died (its node gone for good) never catches up and holds the
+// place as surely: once it has not answered for this long, it is removed too. A learner that
+// answers is catching up, however slowly, and is waited for.
+constexpr auto kDeadLearner = 60s;
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
 
@@ -149,7 +153,7 @@ ReconcileResult EtcdController::start(ControllerContext& ctx, const EtcdView& v,
                                       bool existing) {
   std::error_code ec;
   fs::create_directories(options_.state_dir + "/etcd", ec);
-  auto process = launcher_(args(v, initial_cluster, existing), options_.state_dir + "/etcd/etcd.log");
+  auto process = launcher_(args(v, initial_cluster, existing), "etcd");
   if (!process.ok()) return ReconcileResult::retry(process.error());
   process_ = std::move(*process);
   healthy_ = checked_ = false;
@@ -166,6 +170,34 @@ void EtcdController::log_waiting_for_learner(ControllerContext& ctx, uint64_t le
   learner_wait_logged_ = true;
   ctx.log().info("another member is joining as a learner; waiting for its promotion",
                  {{"learner", learner != 0 ? member_id_hex(learner) : std::string("unknown")}});
+}
+
+// Whether another node's started learner still answers at its client URL; one that has not for
+// kDeadLearner is removed through `via` (the result to return then).
+std::optional<ReconcileResult> EtcdController::remove_dead_learner(ControllerContext& ctx, const EtcdView& v,
+                                                                    const EtcdMemberInfo& learner, EtcdClient& via,
+                                                                    const std::string& peer) {
+  bool answers = false;
+  for (const auto& url : learner.client_urls) {
+    const auto scheme = url.find("://");
+    auto client = clients_(scheme == std::string::npos ? url : url.substr(scheme + 3), v.tls, 1s);
+    answers = answers || client->status().ok();
+  }
+  if (answers) {
+    dead_learners_.erase(learner.id);
+    return std::nullopt;
+  }
+  auto [since, _] = dead_learners_.try_emplace(learner.id, ctx.now());
+  if (ctx.now() - since->second < kDeadLearner) return std::nullopt;
+  ctx.log().warn("removing a learner that stopped answering and never caught up",
+                 {{"member", member_id_hex(learner.id)},
+                  {"name", learner.name},
+                  {"peer_urls", learner.peer_urls.empty() ? std::string() : learner.peer_urls.front()},
+                  {"unreachable_for", std::to_string(std::chrono::duration_cast<std::chrono::seconds>(ctx.now() - since->second).count()) + "s"},
+                  {"via", peer}});
+  if (auto s = via.remove(learner.id); !s.ok()) return ReconcileResult::retry(s.error());
+  dead_learners_.erase(learner.id);
+  return ReconcileResult::requeue_after(kJoinPoll);
 }
 
 ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) {
@@ -194,7 +226,9 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     // etcd 3.4 takes one learner at a time, and two MemberAdds racing for that place can hang
     // until their deadlines: while another node is a learner, wait for its promotion.
     if (!reuse && other_learner) {
-      if (other_learner->name.empty()) {
+      if (!other_learner->name.empty()) {
+        if (auto removed = remove_dead_learner(ctx, v, *other_learner, *client, peer)) return *removed;
+      } else {
         auto [seen, _] = unstarted_learners_.try_emplace(other_learner->id, ctx.now());
         if (ctx.now() - seen->second >= kAbandonedLearner) {
           ctx.log().warn("removing a learner that was added but never started",
@@ -306,8 +340,7 @@ ReconcileResult EtcdController::pass(ControllerContext& ctx) {
     process_.reset();
     const auto delay = std::min<std::chrono::milliseconds>(5s, 200ms * (1 << std::min(failures_, 5)));
     next_start_ = std::chrono::steady_clock::now() + delay;
-    ctx.log().warn("etcd exited; restarting", {{"failures", std::to_string(failures_)},
-                                               {"log", options_.state_dir + "/etcd/etcd.log"}});
+    ctx.log().warn("etcd exited; restarting", {{"failures", std::to_string(failures_)}, {"log", "cosictl logs etcd"}});
   }
   if (const auto now = std::chrono::steady_clock::now(); now < next_start_) {
     (void)ctx.keep({kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)});
@@ -372,7 +405,7 @@ Status EtcdController::bootstrap_from_snapshot() {
   auto restored = runner_({options_.etcdctl_binary, "snapshot", "restore", recover_path(), "--name=" + v->name,
                            "--initial-cluster=" + v->name + "=" + v->peer_url, "--initial-advertise-peer-urls=" + v->peer_url,
                            "--data-dir=" + data_dir()},
-                          options_.state_dir + "/etcd/etcd.log", 60s);
+                          "etcd", 60s);
   if (!restored.ok()) {
     fs::remove_all(data_dir(), ec);
     return Error(restored.error().kind(), "etcdctl snapshot restore: " + restored.error().message());

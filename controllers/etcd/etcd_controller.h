@@ -7,7 +7,8 @@
 //                             as a learner, start with initial-cluster-state=existing,
 //                             promote once in sync. One learner at a time: while another
 //                             node's learner is there, wait; one that has not started 30 s
-//                             after we first saw it was abandoned, and is removed
+//                             after we first saw it was abandoned, and one that started but
+//                             has not answered for 60 s died: either is removed
 //
 // The process is supervised: restarted with backoff when it exits, stopped with the
 // controller, and stopped, started and restarted as runtime/ServiceRequests "etcd" asks (the
@@ -94,6 +95,8 @@ class EtcdController final : public Controller {
   ReconcileResult start(ControllerContext& ctx, const EtcdView& v, const std::string& initial_cluster, bool existing);
   // Joins the cluster the other control planes run (mu_ held).
   ReconcileResult join(ControllerContext& ctx, const EtcdView& v);
+  std::optional<ReconcileResult> remove_dead_learner(ControllerContext& ctx, const EtcdView& v, const EtcdMemberInfo& learner,
+                                                     EtcdClient& via, const std::string& peer);
   // Logs, once per wait, that another node holds etcd's one learner place.
   void log_waiting_for_learner(ControllerContext& ctx, uint64_t learner);
   // Publishes EtcdMembers "local" from this member's status, or keeps it; true when it answered.
@@ -123,6 +126,8 @@ class EtcdController final : public Controller {
   RestartTracker restarts_;
   // Other nodes' learners without a name (not started), by id: when we first saw each.
   std::map<uint64_t, SteadyTime> unstarted_learners_;
+  // Other nodes' started learners that stopped answering, by id: since when.
+  std::map<uint64_t, SteadyTime> dead_learners_;
 };
 
 }  // namespace cosi::controllers

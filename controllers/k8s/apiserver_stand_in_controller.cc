@@ -56,7 +56,7 @@ std::string APIServerStandInController::nginx_config(const std::string& dir, con
          "daemon off;\n"
          "master_process off;\n"
          "pid " + dir + "/nginx.pid;\n"
-         "error_log " + dir + "/error.log warn;\n"
+         "error_log stderr warn;\n"
          "events { worker_connections 8192; }\n"
          "http {\n"
          "  access_log off;\n"
@@ -149,8 +149,8 @@ ReconcileResult APIServerStandInController::reconcile(ControllerContext& ctx) {
   if (!process_ || !process_->running()) {
     if (process_) ctx.log().warn("API server stand-in exited; starting it again");
     process_.reset();
-    auto started = launcher_({options_.nginx_binary, "-e", (dir / "error.log").string(), "-p", dir.string(), "-c", (dir / "nginx.conf").string()},
-                             (dir / "nginx.log").string());
+    auto started = launcher_({options_.nginx_binary, "-e", "stderr", "-p", dir.string(), "-c", (dir / "nginx.conf").string()},
+                             "apiserver");
     if (!started.ok()) return ReconcileResult::retry(started.error());
     process_ = std::move(*started);
     ctx.log().info("API server stand-in started", {{"pid", std::to_string(process_->pid())}, {"listen", options_.listen_host.empty() ? "*" : options_.listen_host},

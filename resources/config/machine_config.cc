@@ -30,6 +30,8 @@ const std::set<std::string_view>& acted_on() {
       "machine.ca.crt",
       "machine.ca.key",
       "machine.certSANs",
+      "machine.install",
+      "machine.install.disk",
       "machine.network",
       "machine.network.hostname",
       "machine.network.interfaces",
@@ -354,6 +356,9 @@ Result<MachineConfig> read_config(const YAML::Node& doc, std::vector<std::string
                    "missing: a control plane issues certificates with the OS CA key");
   }
   COSI_TRY_ASSIGN(c.cert_sans, read_strings(at(machine, "certSANs"), "machine.certSANs"));
+  if (const YAML::Node install = at(machine, "install"); present(install)) {
+    COSI_TRY_ASSIGN(c.install_disk, read_string(at(install, "disk"), "machine.install.disk"));
+  }
 
   const YAML::Node network = at(machine, "network");
   if (present(network)) {

@@ -62,6 +62,7 @@ struct MachineConfig {
   std::string token;
   CertificateAndKey ca;
   std::vector<std::string> cert_sans;
+  std::string install_disk;  // machine.install.disk: checked against the node's Disks on apply
   std::string hostname;
   std::vector<NetworkInterface> interfaces;
   bool kubeprism_enabled = false;

@@ -241,7 +241,7 @@ int bench_members1000() {
   }
 
   testing::Process machined({env("COSI_MACHINED"), "--listen", "127.30.1.10:50000", "--state-dir", (dir / "state").string(),
-                             "--hostname", "bench-cp"});
+                             "--hostname", "bench-cp", "--no-install"});
   if (!machined.wait_for_line("machined ready", testing::in_seconds(20))) std::abort();
   ResourceTypes types;
   resources::register_types(types);

@@ -28,7 +28,7 @@
 #include <thread>
 
 #include "api/etcd/grpc_etcd_client.h"
-#include "cmd/common/spawn.h"
+#include "controllers/common/spawn.h"
 #include "controllers/etcd/etcd_client.h"
 #include "test/bench/bench_report.h"
 #include "test/support/process.h"
@@ -97,9 +97,9 @@ struct Cluster {
     }  // the machineds this benchmark started and stopped
     if (pid_t etcd = testing::pid_in_netns(namespaces[i], "etcd"); etcd > 0) kill(etcd, SIGKILL);
     check(wait_until([&] { return testing::pid_in_netns(namespaces[i], "etcd") == 0; }, 10s), __LINE__);
-    auto pid = cmd::spawn_logged({env("COSI_MACHINED"), "--listen", "0.0.0.0:50000", "--state-dir", (dir() / node(i)).string(),
+    auto pid = controllers::spawn_logged({env("COSI_MACHINED"), "--listen", "0.0.0.0:50000", "--state-dir", (dir() / node(i)).string(),
                                   "--hostname", node(i), "--discovery-ttl", "30m", "--leave", "--host-network"},
-                                 (dir() / (node(i) + ".log")).string(), cmd::Session::kOwn, namespaces[i]);
+                                 (dir() / (node(i) + ".log")).string(), controllers::Session::kOwn, namespaces[i]);
     check(pid.ok(), __LINE__);
     pids[i] = *pid;
     // Back when its etcd member is healthy again, and etcd has settled: the member it replaced

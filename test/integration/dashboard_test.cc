@@ -152,6 +152,8 @@ TEST_CASE("dashboard: the terminal under tmux, the web page in chromium, the but
     // The browser's part; its refused POST must leave cp-1's etcd as it was.
     const auto events_before = tc({"-n", cp1, "service", "etcd"}).out;
     const std::string shots = binary("COSI_SCREENSHOTS");
+    INFO("playwright-core comes from `npm ci` in test/web (install-deps.sh)");
+    REQUIRE(fs::exists(fs::path(binary("COSI_WEB_TESTS")) / "node_modules/playwright-core/package.json"));
     fs::create_directories(shots);
     auto browser = run({"node", binary("COSI_WEB_TESTS") + "/dashboard_page_test.mjs", "http://" + kWebListen + "/", cp1, cp2, cp3, shots},
                        in_seconds(240));

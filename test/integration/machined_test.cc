@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <filesystem>
 #include <regex>
 
@@ -91,6 +93,23 @@ TEST_CASE("cosictl reads machined in every output mode", "[machined]") {
   CHECK(rd.status == 0);
   CHECK_THAT(rd.out, Catch::StartsWith("NODE        NAMESPACE   TYPE                 ID"));
   CHECK_THAT(rd.out, Catch::Contains("members.cluster.talos.dev"));
+  // COSI's definition of ResourceDefinitions: the alias api-resources, the aliases as a column.
+  auto line_with = [&](const std::string& id) {
+    std::istringstream lines(rd.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find(" " + id + " ") != std::string::npos) return line;
+    }
+    return std::string();
+  };
+  CHECK_THAT(rd.out.substr(0, rd.out.find('\n')), Catch::Matches("NODE +NAMESPACE +TYPE +ID +VERSION +ALIASES"));
+  CHECK_THAT(line_with("resourcedefinitions.meta.cosi.dev"),
+             Catch::Matches("127\\.8\\.0\\.1 +meta +ResourceDefinition +resourcedefinitions\\.meta\\.cosi\\.dev +1 +"
+                            "api-resources resourcedefinition rd rds"));
+  CHECK_THAT(line_with("members.cluster.talos.dev"),
+             Catch::Matches("127\\.8\\.0\\.1 +meta +ResourceDefinition +members\\.cluster\\.talos\\.dev +1 +member"));
+  auto api_resources = node.cosictl({"get", "api-resources"});
+  CHECK(api_resources.status == 0);
+  CHECK(api_resources.out == rd.out);
 
   auto table = node.cosictl({"get", "members"});
   CHECK(table.status == 0);

@@ -65,7 +65,7 @@ class Machined {
   void start() {
     process_ = std::make_unique<Process>(std::vector<std::string>{
         binary("COSI_MACHINED"), "--listen", ip_ + ":50000", "--state-dir", state_dir_, "--hostname", hostname_,
-        "--metrics-listen", ip_ + ":9100"});
+        "--metrics-listen", ip_ + ":9100", "--no-install"});
   }
   void restart() {
     CHECK(process_->stop() == 0);

@@ -2,8 +2,13 @@
 // three control planes lists etcd, trustd, kubeprism and the API server stand-in as talosctl
 // shows them; stopping one member's etcd stops the process, and the others' EtcdClusters show
 // the member down with quorum kept; starting it brings it back; a restart restarts; an unknown
-// service is NOT_FOUND; an os:reader lists but may not stop.
+// service is NOT_FOUND; an os:reader lists but may not stop. Then `cosictl logs` of the same
+// cluster: the last lines of every member's etcd, one followed as it writes, a follower that goes.
 #include <signal.h>
+
+#include <cstdio>
+#include <ctime>
+#include <optional>
 
 #include <catch2/catch.hpp>
 
@@ -13,6 +18,7 @@
 #include "resources/secrets/keys.h"
 #include "test/integration/local_cluster.h"
 #include "test/support/eventually.h"
+#include "test/support/http_get.h"
 
 namespace cosi::testing {
 namespace {
@@ -66,6 +72,83 @@ std::string reader_talosconfig(const LocalCluster& c) {
   const auto path = (c.dir() / "reader-talosconfig").string();
   std::ofstream(path) << cosictl::render_talosconfig(reader);
   return path;
+}
+
+// When etcd wrote a line ("2026-12-06 23:56:50.104728 I | etcdserver: ..."), local time; nullopt
+// for a line of another shape.
+std::optional<std::chrono::system_clock::time_point> etcd_time(const std::string& line) {
+  std::tm tm{};
+  int micros = 0;
+  if (line.size() < 26 || std::sscanf(line.c_str(), "%4d-%2d-%2d %2d:%2d:%2d.%6d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                                      &tm.tm_min, &tm.tm_sec, &micros) != 7) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_isdst = -1;
+  return std::chrono::system_clock::from_time_t(std::mktime(&tm)) + std::chrono::microseconds(micros);
+}
+
+int log_followers(const std::string& ip) {
+  const std::string metrics = http_get(ip, 9100, "/metrics");
+  const std::string key = "\ncosi_service_log_followers ";
+  const auto at = metrics.find(key);
+  return at == std::string::npos ? -1 : std::stoi(metrics.substr(at + key.size()));
+}
+
+// cosictl logs: the last lines of every node's etcd, following one as it writes, a follower
+// that goes freeing its stream, machined's own log, refusals.
+void check_logs(const LocalCluster& c) {
+  const std::string cp1 = c.ip(0), cp2 = c.ip(1), cp3 = c.ip(2);
+  auto tc = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--talosconfig", c.talosconfig()});
+    return cosictl(args, 20);
+  };
+  auto tail = tc({"-n", cp1 + "," + cp2 + "," + cp3, "logs", "etcd", "--tail", "5"});
+  INFO(tail.err);
+  REQUIRE(tail.status == 0);
+  std::map<std::string, int> per_node;
+  std::istringstream lines(tail.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(": ");
+    REQUIRE(colon != std::string::npos);
+    ++per_node[line.substr(0, colon)];
+    CHECK(line.size() > colon + 2);  // each a whole line of etcd's
+  }
+  CHECK(per_node == std::map<std::string, int>{{cp1, 5}, {cp2, 5}, {cp3, 5}});
+
+  // Following cp-1's etcd: a line it writes shows within a second (cp-3's etcd restarting makes it write).
+  REQUIRE(log_followers(cp1) == 0);
+  Process follow({binary("COSI_COSICTL"), "--talosconfig", c.talosconfig(), "-n", cp1, "logs", "etcd", "-f", "--tail", "0"});
+  REQUIRE(eventually([&] { return log_followers(cp1) == 1; }, in_seconds(10)));
+  REQUIRE(tc({"-n", cp3, "service", "etcd", "restart"}).status == 0);
+  // (etcd's raft lines carry whole seconds only: the first line with microseconds is measured.)
+  std::optional<std::chrono::system_clock::time_point> written;
+  std::chrono::system_clock::time_point seen;
+  const auto until = in_seconds(10);
+  while (!written) {
+    auto line = follow.read_line(until);
+    REQUIRE(line);
+    seen = std::chrono::system_clock::now();
+    INFO(*line);
+    REQUIRE_THAT(*line, StartsWith(cp1 + ": "));
+    written = etcd_time(line->substr(cp1.size() + 2));
+  }
+  CHECK(seen - *written < std::chrono::seconds(1));
+
+  // A follower that goes frees its stream on the node.
+  follow.kill_now();
+  CHECK(eventually([&] { return log_followers(cp1) == 0; }, in_seconds(5)));
+
+  // machined's own log; a service that keeps none.
+  auto own = tc({"-n", cp2, "logs", "machined", "--tail", "3"});
+  CHECK(own.status == 0);
+  CHECK(std::count(own.out.begin(), own.out.end(), '\n') == 3);
+  CHECK_THAT(own.out, StartsWith(cp2 + ": ts="));
+  auto none = tc({"-n", cp2, "logs", "nginx"});
+  CHECK(none.status != 0);
+  CHECK_THAT(none.err, Contains("no log of service \"nginx\""));
+  REQUIRE(eventually([&] { auto s = etcd_cluster(c, cp1); return s && s["healthyMembers"].as<int>() == 3; }, in_seconds(20), 200ms));
 }
 
 TEST_CASE("services: list, stop and start etcd for real, restart, refusals", "[services]") {
@@ -154,6 +237,8 @@ TEST_CASE("services: list, stop and start etcd for real, restart, refusals", "[s
   CHECK(refused.status != 0);
   CHECK_THAT(refused.err, Contains("os:reader"));
   CHECK(etcd_cluster(c, cp1)["healthyMembers"].as<int>() == 3);
+
+  check_logs(c);
 }
 
 }  // namespace

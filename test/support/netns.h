@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "cmd/common/netns.h"
-#include "cmd/common/spawn.h"
+#include "controllers/common/spawn.h"
 #include "test/support/process.h"
 
 namespace cosi::testing {
@@ -30,7 +30,7 @@ namespace cosi::testing {
 // throws (failing the test) if it fails.
 inline std::string ip(std::vector<std::string> args, const std::string& netns = "") {
   args.insert(args.begin(), "ip");
-  auto r = cmd::run_command(args, std::chrono::seconds(10), netns);
+  auto r = controllers::run_command(args, std::chrono::seconds(10), netns);
   if (!r.ok()) throw std::runtime_error((netns.empty() ? "" : "in " + netns + ": ") + r.error().message());
   return *r;
 }

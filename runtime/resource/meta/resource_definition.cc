@@ -106,9 +106,13 @@ std::shared_ptr<ResourceDefinition> make_definition_resource(const ResourceDefin
   return make_resource(Metadata(kMetaNamespace, kResourceDefinitionType, spec.id()), spec);
 }
 
+// As COSI defines it (pkg/resource/meta): the explicit alias `api-resources`, and the aliases as
+// its one print column.
 ResourceDefinitionSpec resource_definition_definition() {
   return *make_definition({.type = std::string(kResourceDefinitionType),
-                           .default_namespace = std::string(kMetaNamespace)});
+                           .default_namespace = std::string(kMetaNamespace),
+                           .aliases = {"api-resources"},
+                           .print_columns = {{"Aliases", "{.aliases[:]}"}}});
 }
 
 ResourceDefinitionSpec namespace_definition() {

@@ -171,6 +171,64 @@ TEST_CASE("a learner another node added but never started is removed after 30 s,
   CHECK(member_named(etcd.members(), "cp-2") != nullptr);
 }
 
+TEST_CASE("a learner that started, then died, is removed once it has not answered for 60 s", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  etcd.set_learners_in_sync(false);
+  // cp-3 joined as a learner and started (it has a name), then died before it caught up.
+  auto dead = etcd.factory()(kCp1 + ":2379", {}, 1s)->add_learner({"https://" + kCp3 + ":2380"});
+  REQUIRE(dead.ok());
+  REQUIRE(etcd.launcher()({"etcd", "--name=cp-3", "--initial-advertise-peer-urls=https://" + kCp3 + ":2380",
+                           "--advertise-client-urls=https://" + kCp3 + ":2379"},
+                          "etcd")
+              .ok());
+  const auto launched_before = etcd.launches().size();
+  Node node(etcd);
+  put_inputs(node.h, "cp-2", kCp2);
+
+  // While it answers it is catching up: waited for, however long.
+  node.run_for(70s);
+  CHECK(etcd.launches().size() == launched_before);
+  CHECK(member_named(etcd.members(), "cp-3") != nullptr);
+
+  // It stops answering: 59 s later it is still there, at 60 s it goes and cp-2 takes the place.
+  etcd.set_down(kCp3 + ":2379", true);
+  node.run_for(59s);
+  CHECK(member_named(etcd.members(), "cp-3") != nullptr);
+  CHECK(etcd.launches().size() == launched_before);
+  node.run_for(1500ms);
+  CHECK(member_named(etcd.members(), "cp-3") == nullptr);
+  REQUIRE(etcd.launches().size() == launched_before + 1);
+  CHECK(member_named(etcd.members(), "cp-2") != nullptr);
+  bool logged = false;
+  for (const auto& l : node.h.logs()) {
+    logged = logged || (l.message == "removing a learner that stopped answering and never caught up" &&
+                        std::find(l.fields.begin(), l.fields.end(), LogField{"name", "cp-3"}) != l.fields.end());
+  }
+  CHECK(logged);
+}
+
+TEST_CASE("a dead learner that answers again before 60 s is kept, and its clock starts over", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  etcd.set_learners_in_sync(false);
+  auto learner = etcd.factory()(kCp1 + ":2379", {}, 1s)->add_learner({"https://" + kCp3 + ":2380"});
+  REQUIRE(learner.ok());
+  REQUIRE(etcd.launcher()({"etcd", "--name=cp-3", "--initial-advertise-peer-urls=https://" + kCp3 + ":2380",
+                           "--advertise-client-urls=https://" + kCp3 + ":2379"},
+                          "etcd")
+              .ok());
+  Node node(etcd);
+  put_inputs(node.h, "cp-2", kCp2);
+  etcd.set_down(kCp3 + ":2379", true);
+  node.run_for(40s);
+  etcd.set_down(kCp3 + ":2379", false);  // it was only restarting
+  node.run_for(1s);
+  etcd.set_down(kCp3 + ":2379", true);
+  node.run_for(40s);
+  CHECK(member_named(etcd.members(), "cp-3") != nullptr);
+}
+
 TEST_CASE("a stale member with this node's name is removed before the node joins again", "[etcd]") {
   FakeEtcd etcd;
   etcd.add_started_member("cp-1", kCp1);

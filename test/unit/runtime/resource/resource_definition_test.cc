@@ -34,12 +34,27 @@ TEST_CASE("a multi-word type gets initials", "[rd]") {
   auto rd = resource_definition_definition();
   CHECK(rd.display_type == "ResourceDefinition");
   CHECK(rd.id() == "resourcedefinitions.meta.cosi.dev");
-  CHECK(rd.aliases == Strings{"resourcedefinition", "rd", "rds"});
   CHECK(rd.default_namespace == "meta");
 
   // Initials ending in S get no extra s.
   auto ks = make_definition({.type = "KubeSpans.kubespan.talos.dev"});
   CHECK(ks->aliases == Strings{"kubespan", "ks"});
+}
+
+TEST_CASE("the meta types are defined as COSI defines them", "[rd]") {
+  auto rd = resource_definition_definition();
+  CHECK(rd.aliases == Strings{"api-resources", "resourcedefinition", "rd", "rds"});
+  CHECK(rd.all_aliases == Strings{"resourcedefinitions", "resourcedefinitions.meta", "resourcedefinitions.meta.cosi",
+                                  "api-resources", "resourcedefinition", "rd", "rds"});
+  REQUIRE(rd.print_columns.size() == 1);
+  CHECK(rd.print_columns[0].name == "Aliases");
+  CHECK(rd.print_columns[0].json_path == "{.aliases[:]}");
+  CHECK(rd.sensitivity == Sensitivity::kNonSensitive);
+
+  auto ns = namespace_definition();
+  CHECK(ns.type == "Namespaces.meta.cosi.dev");
+  CHECK(ns.default_namespace == "meta");
+  CHECK(ns.print_columns.empty());
 }
 
 TEST_CASE("explicit aliases come first", "[rd]") {

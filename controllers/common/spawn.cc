@@ -1,4 +1,4 @@
-#include "cmd/common/spawn.h"
+#include "controllers/common/spawn.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace cosi::cmd {
+namespace cosi::controllers {
 
 namespace {
 
@@ -74,6 +74,25 @@ Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::stri
   return pid;
 }
 
+Result<PipedChild> spawn_piped(const std::vector<std::string>& argv, Session session) {
+  if (argv.empty()) return Error(ErrorKind::kInvalidArgument, "nothing to run");
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Error(ErrorKind::kInternal, std::string("pipe: ") + std::strerror(errno));
+  const auto args = c_args(argv);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return Error(ErrorKind::kInternal, std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    if (session == Session::kOwn) setsid();
+    exec_child(args, pipe_fds[1]);
+  }
+  close(pipe_fds[1]);
+  return PipedChild{pid, pipe_fds[0]};
+}
+
 Result<std::string> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds deadline, const std::string& netns) {
   if (argv.empty()) return Error(ErrorKind::kInvalidArgument, "nothing to run");
   int ns = -1;
@@ -131,4 +150,4 @@ Result<std::string> run_command(const std::vector<std::string>& argv, std::chron
   return output;
 }
 
-}  // namespace cosi::cmd
+}  // namespace cosi::controllers

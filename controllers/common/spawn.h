@@ -6,6 +6,7 @@
 //
 //   auto pid = spawn_logged({"etcd", "--name=cp-1"}, "/var/lib/machined/etcd/etcd.log", Session::kSame);
 //   auto node = spawn_logged({"machined", "--host-network"}, "cp-1.log", Session::kOwn, "cosi-demo-controlplane-1");
+//   auto etcd = spawn_piped({"etcd", "--name=cp-1"}, Session::kSame);   // read etcd->output
 #pragma once
 
 #include <sys/types.h>
@@ -16,7 +17,7 @@
 
 #include "runtime/base/result.h"
 
-namespace cosi::cmd {
+namespace cosi::controllers {
 
 enum class Session {
   kSame,  // a child the caller supervises (and reaps)
@@ -25,6 +26,14 @@ enum class Session {
 
 Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::string& log_path, Session session,
                            const std::string& netns = "");
+
+// The same, with stdout and stderr on a pipe whose read end (close-on-exec) is returned instead
+// of a log file: how machined keeps a service's output in a bounded ring.
+struct PipedChild {
+  pid_t pid = -1;
+  int output = -1;  // the caller's to read and close
+};
+Result<PipedChild> spawn_piped(const std::vector<std::string>& argv, Session session);
 
 // Runs a short command to completion within `deadline` — how cosictl drives iproute2 for a
 // local cluster's network — and returns its output (stdout and stderr together); inside the
@@ -36,4 +45,4 @@ Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::stri
 //   run_command({"ip", "link", "set", "lo", "up"}, 10s, "cosi-demo-controlplane-1");
 Result<std::string> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds deadline, const std::string& netns = "");
 
-}  // namespace cosi::cmd
+}  // namespace cosi::controllers
