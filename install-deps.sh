@@ -10,7 +10,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev libssl-dev libnl-3-dev libnl-route-3-dev
   clang libclang-rt-14-dev
-  etcd-server etcd-client iproute2 nginx prometheus
+  ca-certificates etcd-server etcd-client iproute2 nginx prometheus
   tmux graphviz chromium
 )
 

@@ -4,7 +4,6 @@
 // EtcdClusters. The real etcd runs in test/integration/etcd_test.cc.
 #include <catch2/catch.hpp>
 
-#include <arpa/inet.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "resources/secrets/secrets_resources.h"
 #include "resources/v1alpha1/v1alpha1_resources.h"
 #include "runtime/testing/harness.h"
+#include "test/support/etcd_inputs.h"
 #include "test/unit/controllers/fake_etcd.h"
 
 namespace cosi::testing {
@@ -28,12 +28,6 @@ namespace fs = std::filesystem;
 
 const std::string kCp1 = "127.5.0.10", kCp2 = "127.5.0.11", kCp3 = "127.5.0.12";
 
-std::string ip_bytes(const std::string& text) {
-  std::string out(4, '\0');
-  inet_pton(AF_INET, text.c_str(), out.data());
-  return out;
-}
-
 struct StateDir {
   StateDir() {
     std::string tmpl = (fs::temp_directory_path() / "etcd-controller-test-XXXXXX").string();
@@ -45,22 +39,7 @@ struct StateDir {
 
 // What the etcd controllers read, for control plane `name` at `ip`, with the three control
 // planes discovery knows.
-void put_inputs(Harness& h, const std::string& name, const std::string& ip) {
-  EtcdSpecSpec spec;
-  spec.set_name(name);
-  spec.add_advertised_addresses()->set_ip(ip_bytes(ip));
-  REQUIRE(h.put(make_resource(Metadata(kEtcdNamespace, kEtcdSpecType, std::string(kEtcdSpecId)), spec)).ok());
-  EtcdCertsSpec certs;
-  certs.set_ca("ca");
-  certs.mutable_etcd()->set_crt("server");
-  certs.mutable_etcd()->set_key("server key");
-  certs.mutable_etcd_peer()->set_crt("peer");
-  certs.mutable_etcd_peer()->set_key("peer key");
-  REQUIRE(h.put(make_resource(Metadata(kSecretsNamespace, kEtcdCertsType, std::string(kEtcdCertsId)), certs)).ok());
-  EndpointSpec endpoints;
-  for (const auto& cp : {kCp1, kCp2, kCp3}) endpoints.add_addresses()->set_ip(ip_bytes(cp));
-  REQUIRE(h.put(make_resource(Metadata(kControlPlaneNamespace, kEndpointType, std::string(kDiscoveredEndpointsId)), endpoints)).ok());
-}
+void put_inputs(Harness& h, const std::string& name, const std::string& ip) { put_etcd_inputs(h, name, ip, {kCp1, kCp2, kCp3}); }
 
 std::string argument(const std::vector<std::string>& argv, const std::string& name) {
   for (const auto& a : argv) {
