@@ -1,8 +1,14 @@
-// The one line every benchmark ends with, and a best-of-N timer.
+// The one line every benchmark ends with, and how its figures are taken so that one noisy run
+// cannot flip a verdict: rounds of ours and the baseline interleaved (ours, baseline, ours,
+// baseline, ...), each side's median, the median of the per-round ratios for the verdict, and
+// the spread of those ratios (max/min). A spread over 1.5 says NOISY instead of PASS or FAIL.
 //
-//   auto [ours, base] = best_of_pair(5, [&] { ...ours... }, [&] { ...baseline... });
-//   report("store.get", ours_ns, base_ns, Target::ratio(2.0));
-//   -> BENCH store.get ours=41.2 baseline=30.1 ratio=1.37 target=ratio<=2 PASS
+//   auto r = interleaved(5, [&] { return seconds(ours); }, [&] { return seconds(baseline); });
+//   return report("store.get", r.scaled(1e9 / kLookups), Target::ratio(1.3));
+//   -> BENCH store.get ours=41.2 baseline=33.1 ratio=1.24 spread=1.08 target=ratio<=1.3 PASS
+//
+// A benchmark with no baseline (a latency, bytes per item) reports its own rounds: the spread is
+// then that of its own figures.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +17,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace cosi::bench {
 
@@ -22,23 +29,92 @@ struct Target {
   static Target ratio_at_least(double limit) { return {On::kRatioAtLeast, limit}; }
 };
 
-// Prints the BENCH line; returns the process exit code (0 on PASS).
-inline int report(const std::string& name, double ours, double baseline, Target target) {
-  const double ratio = baseline > 0 ? ours / baseline : 0;
-  const bool pass = target.on == Target::On::kRatio          ? ratio <= target.limit
-                    : target.on == Target::On::kRatioAtLeast ? ratio >= target.limit
-                                                             : ours <= target.limit;
-  std::printf("BENCH %s ours=%.4g baseline=%.4g ratio=%.3g target=%s%g %s\n", name.c_str(), ours, baseline, ratio,
-              target.on == Target::On::kRatio ? "ratio<=" : target.on == Target::On::kRatioAtLeast ? "ratio>=" : "ours<=",
-              target.limit, pass ? "PASS" : "FAIL");
-  std::fflush(stdout);
-  return pass ? 0 : 1;
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+constexpr double kNoisySpread = 1.5;
+
+// The figures of one benchmark's rounds (a baseline may be absent: empty).
+struct Rounds {
+  std::vector<double> ours;
+  std::vector<double> baseline;
+
+  double ours_median() const { return median(ours); }
+  double baseline_median() const { return median(baseline); }
+  std::vector<double> ratios() const {
+    std::vector<double> r;
+    for (std::size_t i = 0; i < ours.size() && i < baseline.size(); ++i) r.push_back(baseline[i] > 0 ? ours[i] / baseline[i] : 0);
+    return r;
+  }
+  double ratio() const { return baseline.empty() ? 0 : median(ratios()); }
+  // max/min of the per-round ratios, or of ours alone without a baseline.
+  double spread() const {
+    const auto v = baseline.empty() ? ours : ratios();
+    if (v.empty()) return 1;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *lo > 0 ? *hi / *lo : 1e9;
+  }
+  // Every figure times `factor` (seconds to nanoseconds per operation, say).
+  Rounds scaled(double factor) const {
+    Rounds out = *this;
+    for (auto& v : out.ours) v *= factor;
+    for (auto& v : out.baseline) v *= factor;
+    return out;
+  }
+};
 
 inline double seconds(const std::function<void()>& fn) {
   auto start = std::chrono::steady_clock::now();
   fn();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// `rounds` of each measurement, alternating ours and the baseline, after one warm-up of each.
+inline Rounds interleaved(int rounds, const std::function<double()>& ours, const std::function<double()>& baseline) {
+  (void)ours();
+  (void)baseline();
+  Rounds r;
+  for (int i = 0; i < rounds; ++i) {
+    r.ours.push_back(ours());
+    r.baseline.push_back(baseline());
+  }
+  return r;
+}
+
+// `rounds` of one measurement without a baseline.
+inline Rounds repeated(int rounds, const std::function<double()>& ours) {
+  Rounds r;
+  for (int i = 0; i < rounds; ++i) r.ours.push_back(ours());
+  return r;
+}
+
+// Prints the BENCH line from the medians; returns the process exit code (0 on PASS).
+inline int report(const std::string& name, const Rounds& r, Target target) {
+  const double ours = r.ours_median(), baseline = r.baseline_median();
+  const double ratio = r.baseline.empty() ? (baseline > 0 ? ours / baseline : 0) : r.ratio();
+  const bool pass = target.on == Target::On::kRatio          ? ratio <= target.limit
+                    : target.on == Target::On::kRatioAtLeast ? ratio >= target.limit
+                                                             : ours <= target.limit;
+  // A target on ours alone is judged by ours alone: so is its spread.
+  const double spread = target.on == Target::On::kOurs ? Rounds{r.ours, {}}.spread() : r.spread();
+  const bool noisy = r.ours.size() > 1 && spread > kNoisySpread;
+  std::printf("BENCH %s ours=%.4g baseline=%.4g ratio=%.3g spread=%.2f target=%s%g %s\n", name.c_str(), ours, baseline, ratio,
+              spread, target.on == Target::On::kRatio ? "ratio<=" : target.on == Target::On::kRatioAtLeast ? "ratio>=" : "ours<=",
+              target.limit, noisy ? "NOISY" : pass ? "PASS" : "FAIL");
+  std::fflush(stdout);
+  return pass && !noisy ? 0 : 1;
+}
+
+// One figure each (a benchmark that measures once): no spread to speak of.
+inline int report(const std::string& name, double ours, double baseline, Target target) {
+  Rounds r;
+  r.ours.push_back(ours);
+  if (baseline > 0 || target.on != Target::On::kOurs) r.baseline.push_back(baseline);
+  return report(name, r, target);
 }
 
 // Seconds taken by the fastest of `rounds` runs of fn.

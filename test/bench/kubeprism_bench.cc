@@ -2,7 +2,7 @@
 // loopback (127.36.0.x): three nginx upstreams serving a two-byte answer, wrk as the client,
 // our balancer in a process of its own (this binary's `serve` mode) and HAProxy 2.6 (mode tcp,
 // one thread, leastconn, the same upstreams and a 1 s check) — measured in the same run, their
-// rounds interleaved, the median of three each. wrk, haproxy and nginx come from Debian; the
+// rounds interleaved, the median of five each. wrk, haproxy and nginx come from Debian; the
 // benchmark installs them when missing.
 // Usage: kubeprism-bench rps_keepalive|rps_close|failover_failed|memory_per_conn
 //
@@ -150,27 +150,20 @@ WrkResult wrk(const std::string& address, bool close_each, std::chrono::seconds 
   return r;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int bench_rps(bool close_each) {
   Upstreams nginx;
   OurBalancer ours;
   Haproxy haproxy;
   const double direct = wrk(kUpstreams[0], close_each, 3s).rps;
-  std::vector<double> a, b;
-  for (int round = 0; round < 3; ++round) {
-    a.push_back(wrk(kOurs, close_each, 3s).rps);
-    b.push_back(wrk(kHaproxy, close_each, 3s).rps);
+  Rounds r;
+  for (int round = 0; round < 5; ++round) {
+    r.ours.push_back(wrk(kOurs, close_each, 3s).rps);
+    r.baseline.push_back(wrk(kHaproxy, close_each, 3s).rps);
   }
-  const double spread = std::max(*std::max_element(a.begin(), a.end()) / *std::min_element(a.begin(), a.end()),
-                                 *std::max_element(b.begin(), b.end()) / *std::min_element(b.begin(), b.end()));
-  std::printf("wrk -t1 -c50%s, median of 3 rounds of 3 s: ours %.0f req/s, haproxy %.0f req/s, straight to one nginx %.0f req/s "
-              "(spread %.2f)\n",
-              close_each ? " (Connection: close)" : "", median(a), median(b), direct, spread);
-  return report(close_each ? "kubeprism.rps_close" : "kubeprism.rps_keepalive", median(a), median(b), Target::ratio_at_least(1.0));
+  std::printf("wrk -t1 -c50%s, median of 5 interleaved rounds of 3 s: ours %.0f req/s, haproxy %.0f req/s, straight to one nginx "
+              "%.0f req/s\n",
+              close_each ? " (Connection: close)" : "", r.ours_median(), r.baseline_median(), direct);
+  return report(close_each ? "kubeprism.rps_close" : "kubeprism.rps_keepalive", r, Target::ratio_at_least(1.0));
 }
 
 int bench_failover_failed() {

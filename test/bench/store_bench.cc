@@ -29,6 +29,7 @@ struct Payload {
 };
 
 const Kind kKind{"bench", "Payloads.bench.cosi.dev"};
+constexpr int kRounds = 7;  // interleaved rounds of ours and the baseline (bench_report.h)
 const Atom kOwner = "bench";
 
 std::string id_of(int i) {
@@ -66,19 +67,22 @@ int bench_get() {
   std::vector<std::string> ids;
   for (int i = 0; i < kN; ++i) ids.push_back(id_of(i));
   std::size_t sink = 0;
-  auto [ours, baseline] = best_of_pair(
-      5,
-      [&] {
-        for (int i : order) {
-          sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().id().size();
-        }
-      },
-      [&] {
-        for (int i : order) sink += base.get(ids[static_cast<std::size_t>(i)])->metadata().id().size();
-      });
-  std::printf("get of one of %d: ours %.1f ns, baseline %.1f ns (sink %zu)\n", kN,
-              ours * 1e9 / kLookups, baseline * 1e9 / kLookups, sink);
-  return report("store.get", ours * 1e9 / kLookups, baseline * 1e9 / kLookups, Target::ratio(2));
+  auto r = interleaved(
+               kRounds,
+               [&] {
+                 return seconds([&] {
+                   for (int i : order) sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().id().size();
+                 });
+               },
+               [&] {
+                 return seconds([&] {
+                   for (int i : order) sink += base.get(ids[static_cast<std::size_t>(i)])->metadata().id().size();
+                 });
+               })
+               .scaled(1e9 / kLookups);
+  std::printf("get of one of %d: ours %.1f ns, baseline %.1f ns (medians of %d; sink %zu)\n", kN, r.ours_median(),
+              r.baseline_median(), kRounds, sink);
+  return report("store.get", r, Target::ratio(1.3));
 }
 
 int bench_list1k() {
@@ -87,12 +91,13 @@ int bench_list1k() {
   BaselineStore base;
   fill(state, base, kN);
   std::size_t sink = 0;
-  auto [ours, baseline] = best_of_pair(
-      5, [&] { for (int i = 0; i < kLists; ++i) sink += state.list(kKind)->size(); },
-      [&] { for (int i = 0; i < kLists; ++i) sink += base.list_sorted().size(); });
-  std::printf("list of %d: ours %.1f us, baseline %.1f us (sink %zu)\n", kN, ours * 1e6 / kLists,
-              baseline * 1e6 / kLists, sink);
-  return report("store.list1k", ours * 1e6 / kLists, baseline * 1e6 / kLists, Target::ratio(2));
+  auto r = interleaved(
+               kRounds, [&] { return seconds([&] { for (int i = 0; i < kLists; ++i) sink += state.list(kKind)->size(); }); },
+               [&] { return seconds([&] { for (int i = 0; i < kLists; ++i) sink += base.list_sorted().size(); }); })
+               .scaled(1e6 / kLists);
+  std::printf("list of %d: ours %.1f us, baseline %.1f us (medians of %d; sink %zu)\n", kN, r.ours_median(), r.baseline_median(),
+              kRounds, sink);
+  return report("store.list1k", r, Target::ratio(1.0));
 }
 
 // The next version of every resource, built before the clock starts.
@@ -108,20 +113,20 @@ std::vector<ResourcePtr> next_versions(MemoryState& state, int n, char fill) {
 }
 
 int bench_update() {
-  constexpr int kN = 100000, kRounds = 5;
+  constexpr int kN = 100000;
   MemoryState state;
   BaselineStore base;
   fill(state, base, kN);
-  double ours = 1e300, baseline = 1e300;
+  Rounds r;
   for (int round = 0; round < kRounds; ++round) {
-    const char fill_char = static_cast<char>('a' + round);
+    const char fill_char = static_cast<char>('a' + round % 26);
     auto next = next_versions(state, kN, fill_char);
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kN; ++i) {
       auto r = state.update(std::move(next[static_cast<std::size_t>(i)]), {kOwner});
       if (!r.ok()) return std::printf("update failed: %s\n", r.error().to_string().c_str()), 1;
     }
-    ours = std::min(ours, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    r.ours.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e9 / kN);
 
     std::vector<ResourcePtr> replacements;
     for (int i = 0; i < kN; ++i) replacements.push_back(payload(id_of(i), fill_char));
@@ -129,11 +134,11 @@ int bench_update() {
     for (int i = 0; i < kN; ++i) {
       base.replace(id_of(i), std::move(replacements[static_cast<std::size_t>(i)]));
     }
-    baseline = std::min(baseline, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    r.baseline.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e9 / kN);
   }
-  std::printf("update of one of %d: ours %.1f ns, baseline %.1f ns\n", kN, ours * 1e9 / kN,
-              baseline * 1e9 / kN);
-  return report("store.update", ours * 1e9 / kN, baseline * 1e9 / kN, Target::ratio(4));
+  std::printf("update of one of %d: ours %.1f ns, baseline %.1f ns (medians of %d)\n", kN, r.ours_median(), r.baseline_median(),
+              kRounds);
+  return report("store.update", r, Target::ratio(2));
 }
 
 int bench_modify_noop() {
@@ -153,26 +158,29 @@ int bench_modify_noop() {
     return Status();
   };
   std::size_t sink = 0;
-  auto [ours, get] = best_of_pair(
-      5,
-      [&] {
-        for (int i : order) {
-          auto r = modify(state, fresh[static_cast<std::size_t>(i)], same, {kOwner});
-          sink += (*r)->metadata().version().value();
-        }
-      },
-      [&] {
-        for (int i : order) {
-          sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().version().value();
-        }
-      });
-  std::printf("no-op modify of one of %d: %.1f ns; get %.1f ns (sink %zu)\n", kN, ours * 1e9 / kOps,
-              get * 1e9 / kOps, sink);
+  auto r = interleaved(
+               kRounds,
+               [&] {
+                 return seconds([&] {
+                   for (int i : order) {
+                     auto m = modify(state, fresh[static_cast<std::size_t>(i)], same, {kOwner});
+                     sink += (*m)->metadata().version().value();
+                   }
+                 });
+               },
+               [&] {
+                 return seconds([&] {
+                   for (int i : order) sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().version().value();
+                 });
+               })
+               .scaled(1e9 / kOps);
+  std::printf("no-op modify of one of %d: %.1f ns; get %.1f ns (medians of %d; sink %zu)\n", kN, r.ours_median(),
+              r.baseline_median(), kRounds, sink);
   if ((*state.get(kKind.at(ids[0])))->metadata().version() != Version(1)) {
     std::printf("a no-op modify wrote\n");
     return 1;
   }
-  return report("store.modify_noop", ours * 1e9 / kOps, get * 1e9 / kOps, Target::ratio(3));
+  return report("store.modify_noop", r, Target::ratio(2));
 }
 
 // 100 watchers, one consumer thread taking from all of them; the baseline pushes the same
@@ -268,14 +276,10 @@ int bench_fanout100() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
 
-  double ours = 1e300, baseline = 1e300;
-  for (int i = 0; i < 3; ++i) {
-    ours = std::min(ours, run_ours());
-    baseline = std::min(baseline, run_baseline());
-  }
-  std::printf("%d writes to %d watchers: ours %.1f ms, baseline %.1f ms\n", kWrites, kWatchers,
-              ours * 1e3, baseline * 1e3);
-  return report("store.fanout100", ours * 1e3, baseline * 1e3, Target::ratio(3));
+  auto r = interleaved(kRounds, run_ours, run_baseline).scaled(1e3);
+  std::printf("%d writes to %d watchers: ours %.1f ms, baseline %.1f ms (medians of %d)\n", kWrites, kWatchers, r.ours_median(),
+              r.baseline_median(), kRounds);
+  return report("store.fanout100", r, Target::ratio(1.5));
 }
 
 std::size_t heap_in_use() {
@@ -316,7 +320,7 @@ int bench_memory() {
     std::printf("%7d resources: ours %.0f bytes/resource beyond the spec, baseline %.0f\n", n, ours,
                 baseline);
   }
-  return report("store.memory", ours, baseline, Target::ours(300));
+  return report("store.memory", ours, baseline, Target::ours(200));
 }
 
 }  // namespace

@@ -178,11 +178,6 @@ struct Bench {
   }
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // The floor of a lease-based election: a key on a 2 s lease that nobody keeps alive, until a
 // watcher sees it deleted (etcd revokes expired leases on its own tick).
 double lease_expiry_floor(const std::string& etcd_ip, const controllers::EtcdTls& tls) {
