@@ -22,7 +22,6 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 using namespace std::chrono_literals;
 
-const std::string kFast = "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n";
 const std::string kWebListen = "127.42.0.1:8080";
 
 // A tmux server of the test's own (its own socket), killed when the test ends.

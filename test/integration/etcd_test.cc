@@ -17,7 +17,6 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 using namespace std::chrono_literals;
 
-const std::string kFast = "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n";
 
 // EtcdClusters "etcd" as `ip` sees it.
 YAML::Node etcd_cluster(const LocalCluster& c, const std::string& ip) {

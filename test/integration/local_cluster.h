@@ -20,6 +20,9 @@ namespace cosi::testing {
 
 namespace fs = std::filesystem;
 
+// A control-plane patch for etcd's fast raft timings (elections in tenths of a second).
+inline const std::string kFast = "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n";
+
 inline std::string binary(const char* env) {
   const char* path = std::getenv(env);
   REQUIRE(path != nullptr);

@@ -20,7 +20,6 @@ namespace {
 using Catch::Matchers::Contains;
 namespace json = boost::json;
 
-const std::string kFast = "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n";
 
 std::string url_encode(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";

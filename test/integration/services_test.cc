@@ -28,7 +28,6 @@ using Catch::Matchers::Matches;
 using Catch::Matchers::StartsWith;
 using namespace std::chrono_literals;
 
-const std::string kFast = "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n";
 
 YAML::Node etcd_cluster(const LocalCluster& c, const std::string& ip) {
   auto r = cosictl({"--talosconfig", c.talosconfig(), "-e", ip, "-n", ip, "get", "etcdclusters", "-o", "yaml"}, 10);

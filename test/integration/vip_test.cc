@@ -27,7 +27,6 @@ using Clock = std::chrono::steady_clock;
 const bool skipped = (skip_unless_root(), false);
 
 const std::string kVip = "198.51.100.5";
-const std::string kFast = "cluster:\n  etcd:\n    extraArgs:\n      heartbeat-interval: \"50\"\n      election-timeout: \"300\"\n";
 
 // A TCP connection from the client namespace to the VIP's API port, within a second.
 bool connects(const std::string& client_ns, const std::string& ip, int port) {
