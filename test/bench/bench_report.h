@@ -54,8 +54,9 @@ struct Rounds {
   // max/min of the per-round ratios, or of ours alone without a baseline.
   double spread() const {
     const auto v = baseline.empty() ? ours : ratios();
-    if (v.empty()) return 1;
+    if (v.size() < 2) return 1;  // one figure: nothing to spread
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    if (*hi <= 0) return 1;  // all zero: as steady as it gets
     return *lo > 0 ? *hi / *lo : 1e9;
   }
   // Every figure times `factor` (seconds to nanoseconds per operation, say).
