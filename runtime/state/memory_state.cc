@@ -85,11 +85,14 @@ Timestamp MemoryState::now() const {
   return options_.wall_clock ? options_.wall_clock() : std::chrono::system_clock::now();
 }
 
-Result<ResourcePtr> MemoryState::get(const Pointer& pointer) {
-  if (!complete(pointer)) [[unlikely]] return incomplete(pointer, "get");
-  Collection* collection = kinds_.find(pointer.kind());
-  if (!collection) [[unlikely]] return missing(pointer);
-  return collection->get(pointer.id);
+Result<ResourcePtr> MemoryState::get(const Pointer& pointer) { return get(pointer.kind(), pointer.id); }
+
+// The hot path: the kind's collection found by its atoms, the id looked up as a view.
+Result<ResourcePtr> MemoryState::get(const Kind& kind, std::string_view id) {
+  if (id.empty() || !complete(kind)) [[unlikely]] return incomplete(kind.at(std::string(id)), "get");
+  Collection* collection = kinds_.find(kind);
+  if (!collection) [[unlikely]] return missing(kind.at(std::string(id)));
+  return collection->get(id);
 }
 
 Result<std::vector<ResourcePtr>> MemoryState::list(const Kind& kind, const ListOptions& options) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,9 @@ class MemoryState final : public State {
   ~MemoryState() override;
 
   Result<ResourcePtr> get(const Pointer& pointer) override;
+  // The same as get(kind.at(id)) without building a Pointer (no copy of the id): the hot path
+  // of a caller that holds the kind and a view of the id.
+  Result<ResourcePtr> get(const Kind& kind, std::string_view id);
   Result<std::vector<ResourcePtr>> list(const Kind& kind, const ListOptions& options = {}) override;
   Result<ResourcePtr> create(ResourcePtr resource, const CreateOptions& options = {}) override;
   Result<ResourcePtr> update(ResourcePtr resource, const UpdateOptions& options = {}) override;

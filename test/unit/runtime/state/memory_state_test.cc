@@ -33,6 +33,22 @@ TEST_CASE("reads hand out the stored snapshot", "[memory-state]") {
   CHECK(state.list(kTestKind)->front().get() == stored.get());
 }
 
+TEST_CASE("get by kind and a view of the id answers as get by pointer", "[memory-state]") {
+  MemoryState state;
+  auto stored = *state.create(test_resource("a"), {"o"});
+  const std::string id = "a";
+  CHECK(state.get(kTestKind, std::string_view(id))->get() == stored.get());
+  auto missing = state.get(kTestKind, "missing");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message() == state.get(kTestKind.at("missing")).error().message());
+  auto empty = state.get(kTestKind, "");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().kind() == state.get(kTestKind.at("")).error().kind());
+  auto other_kind = state.get(Kind{"default", "Others.test.cosi.dev"}, "a");
+  REQUIRE_FALSE(other_kind.ok());
+  CHECK(other_kind.error().kind() == ErrorKind::kNotFound);
+}
+
 TEST_CASE("timestamps come from the injected wall clock", "[memory-state]") {
   Timestamp now(std::chrono::seconds(1000));
   MemoryState state({.wall_clock = [&] { return now; }});
