@@ -4,6 +4,7 @@
 
 #include "resources/block/block_resources.h"
 #include "resources/config/machine_config.h"
+#include "runtime/base/quoted.h"
 #include "runtime/resource/typed_resource.h"
 
 namespace cosi::api {
@@ -13,20 +14,6 @@ std::string multierror_text(const std::vector<std::string>& errors) {
   for (std::size_t i = 0; i < errors.size(); ++i) out += (i ? "\n\t* " : "") + errors[i];
   return out + "\n\n";
 }
-
-namespace {
-
-// Go's %q of a plain path.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 Result<ApplyOutcome> InstallDiskCheck::apply(const ApplyRequest& request) {
   if (!options_.enabled) return inner_.apply(request);

@@ -1,5 +1,7 @@
 #include "runtime/controller/dependency_graph.h"
 
+#include "runtime/base/quoted.h"
+
 #include <algorithm>
 #include <map>
 
@@ -19,15 +21,6 @@ DependencyEdgeType edge_type(InputKind kind) {
     case InputKind::kDestroyReady: return DependencyEdgeType::kInputDestroyReady;
   }
   return DependencyEdgeType::kInputWeak;
-}
-
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -128,20 +121,20 @@ std::string dependencies_dot(const std::vector<DependencyEdge>& all) {
         break;
       case DependencyEdgeType::kInputStrong:
         edges += "  " + t + " -> " + c + " [style=solid" +
-                 (e.resource_id ? ", label=" + quote(*e.resource_id) : "") + "];\n";
+                 (e.resource_id ? ", label=" + quoted(*e.resource_id) : "") + "];\n";
         break;
       case DependencyEdgeType::kInputWeak:
         edges += "  " + t + " -> " + c + " [style=dotted" +
-                 (e.resource_id ? ", label=" + quote(*e.resource_id) : "") + "];\n";
+                 (e.resource_id ? ", label=" + quoted(*e.resource_id) : "") + "];\n";
         break;
       case DependencyEdgeType::kInputDestroyReady:
         break;
     }
   }
   std::string out = "digraph {\n  rankdir=LR;\n";
-  for (const auto& [name, id] : controllers) out += "  " + id + " [label=" + quote(name) + ", shape=box];\n";
+  for (const auto& [name, id] : controllers) out += "  " + id + " [label=" + quoted(name) + ", shape=box];\n";
   for (const auto& [name, id] : types) {
-    out += "  " + id + " [label=" + quote(name) + ", shape=note, style=filled, fillcolor=azure2];\n";
+    out += "  " + id + " [label=" + quoted(name) + ", shape=note, style=filled, fillcolor=azure2];\n";
   }
   return out + edges + "}\n";
 }
