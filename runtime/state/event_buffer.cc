@@ -1,23 +1,39 @@
 #include "runtime/state/event_buffer.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace cosi {
 
-void EventBuffer::push(Event event) {
+void EventBuffer::push(const Event& event) {
   if (coalescing_) {
-    fold(std::move(event));
+    fold(event);
+    return;
+  }
+  queue_.push_back(event);
+  coalesce_past_bound();
+}
+
+void EventBuffer::push(Event&& event) {
+  if (coalescing_) {
+    fold(event);
     return;
   }
   queue_.push_back(std::move(event));
-  if (queue_.size() <= bound_) return;
-  coalescing_ = true;
-  std::deque<Event> pending;
-  pending.swap(queue_);
-  for (auto& e : pending) fold(std::move(e));
+  coalesce_past_bound();
 }
 
-void EventBuffer::fold(Event event) {
+void EventBuffer::coalesce_past_bound() {
+  if (queued() <= bound_) return;
+  coalescing_ = true;
+  std::vector<Event> pending;
+  pending.swap(queue_);
+  const std::size_t head = std::exchange(head_, 0);
+  for (std::size_t i = head; i < pending.size(); ++i) fold(pending[i]);
+}
+
+void EventBuffer::fold(const Event& event) {
   ResourcePtr before;
   ResourcePtr after;
   switch (event.type) {
@@ -73,10 +89,25 @@ void EventBuffer::emit(const Record& r) {
 std::size_t EventBuffer::pop(std::vector<Event>& out, std::size_t max) {
   std::size_t taken = 0;
   while (taken < max) {
-    if (!queue_.empty()) {
-      out.push_back(std::move(queue_.front()));
-      queue_.pop_front();
-      ++taken;
+    if (queued() > 0) {
+      const std::size_t n = std::min(max - taken, queued());
+      if (out.empty() && head_ == 0 && n == queue_.size()) {
+        out.swap(queue_);  // all of it: hand over the vector, keep the caller's capacity
+        queue_.clear();
+      } else {
+        const auto first = queue_.begin() + static_cast<std::ptrdiff_t>(head_);
+        out.insert(out.end(), std::make_move_iterator(first),
+                   std::make_move_iterator(first + static_cast<std::ptrdiff_t>(n)));
+        head_ += n;
+        if (head_ == queue_.size()) {
+          queue_.clear();
+          head_ = 0;
+        } else if (head_ >= 64 && head_ * 2 >= queue_.size()) {  // a consumer taking a few at a time
+          queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+          head_ = 0;
+        }
+      }
+      taken += n;
       continue;
     }
     if (order_.empty()) break;
@@ -91,6 +122,7 @@ std::size_t EventBuffer::pop(std::vector<Event>& out, std::size_t max) {
 
 void EventBuffer::clear() {
   queue_.clear();
+  head_ = 0;
   index_.clear();
   order_.clear();
   coalescing_ = false;

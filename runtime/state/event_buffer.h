@@ -21,7 +21,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <list>
 #include <optional>
 #include <string>
@@ -38,12 +37,13 @@ class EventBuffer {
   explicit EventBuffer(std::size_t bound) : bound_(bound == 0 ? 1 : bound) {}
 
   // Created, Updated or Destroyed, each with a bookmark.
-  void push(Event event);
+  void push(Event&& event);
+  void push(const Event& event);
 
   // Moves up to max events to out; returns how many.
   std::size_t pop(std::vector<Event>& out, std::size_t max);
 
-  bool empty() const { return queue_.empty() && order_.empty(); }
+  bool empty() const { return queued() == 0 && order_.empty(); }
   void clear();
 
   bool coalescing() const { return coalescing_; }
@@ -61,13 +61,20 @@ class EventBuffer {
     std::optional<Bookmark> destroyed_at;
   };
 
-  void fold(Event event);
+  void fold(const Event& event);
+  // Past the bound: from now on, per resource (see above).
+  void coalesce_past_bound();
   void emit(const Record& record);
+  std::size_t queued() const { return queue_.size() - head_; }
 
   std::size_t bound_;
   bool coalescing_ = false;
   std::uint64_t coalesced_events_ = 0;
-  std::deque<Event> queue_;  // FIFO; while coalescing, only the halves of emitted records
+  // The FIFO: queue_[head_..]; while coalescing, only the halves of emitted records. A vector
+  // rather than a deque: a consumer that takes everything swaps it for its own (emptied)
+  // vector, so a steady stream of events allocates nothing.
+  std::vector<Event> queue_;
+  std::size_t head_ = 0;
   std::list<Record> order_;  // by newest event, oldest first
   std::unordered_map<std::string_view, std::list<Record>::iterator> index_;  // views Record::id
 };

@@ -3,18 +3,25 @@
 namespace cosi {
 
 WatchCore::WatchCore(Selection selection, std::size_t buffer, std::vector<Event> first_events)
-    : selection_(std::move(selection)),
+    : selects_all_(selection.selects_all()),
+      signaled_(!first_events.empty()),
+      buffer_(buffer),
       first_(std::make_move_iterator(first_events.begin()),
              std::make_move_iterator(first_events.end())),
-      buffer_(buffer),
-      signaled_(!first_.empty()) {}
+      selection_(std::move(selection)) {}
 
 bool WatchCore::offer(const Event& raw) {
+  // A whole-kind watch copies the event once, straight into its buffer.
+  if (selects_all_) return deliver(raw);
   std::optional<Event> visible = selection_.view(raw);
-  if (!visible) return false;
+  return visible && deliver(std::move(*visible));
+}
+
+template <class E>
+bool WatchCore::deliver(E&& event) {
   std::lock_guard lock(mu_);
   if (cancelled_) return false;
-  buffer_.push(std::move(*visible));
+  buffer_.push(std::forward<E>(event));
   if (signaled_) return false;
   signaled_ = true;
   return waiters_ > 0 || notify_ != nullptr;

@@ -199,5 +199,43 @@ TEST_CASE("a pop smaller than a re-creation pair keeps the second half", "[event
   CHECK(b.empty());
 }
 
+TEST_CASE("a consumer taking a few at a time, writes in between, gets every event once and in order",
+          "[event-buffer]") {
+  Stream s;
+  EventBuffer b(1000);
+  b.push(s.created("a", "0"));
+  std::vector<Event> out;
+  std::uint64_t expected = 1;
+  for (int round = 1; round <= 400; ++round) {
+    b.push(s.updated("a", std::to_string(round)));
+    b.push(s.updated("a", std::to_string(round) + "b"));
+    out.clear();
+    b.pop(out, 3);  // slower than the writer: the buffer's unread part grows, then is caught up
+    for (const auto& e : out) CHECK(e.bookmark->position() == expected++);
+  }
+  while (!b.empty()) {
+    out.clear();
+    b.pop(out, 5);
+    for (const auto& e : out) CHECK(e.bookmark->position() == expected++);
+  }
+  CHECK(expected == s.position() + 1);
+  CHECK_FALSE(b.coalescing());
+}
+
+TEST_CASE("a pop appends to what the caller's vector already holds", "[event-buffer]") {
+  Stream s;
+  EventBuffer b(8);
+  b.push(s.created("a", "1"));
+  b.push(s.created("b", "1"));
+  std::vector<Event> out;
+  out.push_back(s.created("held", "x"));
+  CHECK(b.pop(out, Watch::kAll) == 2);
+  CHECK(render(out) == "created:held=x created:a=1 created:b=1");
+  out.clear();
+  b.push(s.updated("a", "2"));
+  CHECK(b.pop(out, Watch::kAll) == 1);  // the buffer is usable after handing its storage over
+  CHECK(render(out) == "updated:a=2(was 1)");
+}
+
 }  // namespace
 }  // namespace cosi::testing
