@@ -6,14 +6,16 @@
 //   md.mutable_labels().set("role", "controlplane");
 //   md.pointer().to_string() == "Members.cluster.talos.dev(cluster/node-1)"
 //
-// Namespace, type and owner are Atoms. Labels, annotations and finalizers live in one
+// Namespace, type and owner are Atoms, and the (namespace, type) pair is itself interned: a
+// Metadata spends one pointer on its kind. Labels, annotations and finalizers live in one
 // copy-on-write block shared between the snapshots of a resource until one of them changes,
 // so an update that touches only the spec copies none of them.
 #pragma once
 
+#include <atomic>
 #include <chrono>
-#include <memory>
 #include <string>
+#include <utility>
 
 #include "runtime/resource/atom.h"
 #include "runtime/resource/finalizers.h"
@@ -28,14 +30,14 @@ using Timestamp = std::chrono::system_clock::time_point;
 
 class Metadata {
  public:
-  Metadata() = default;
-  Metadata(Atom ns, Atom type, std::string id) : ns_(ns), type_(type), id_(std::move(id)) {}
+  Metadata();
+  Metadata(Atom ns, Atom type, std::string id);
 
-  Atom ns() const { return ns_; }
-  Atom type() const { return type_; }
+  Atom ns() const { return kind_->ns; }
+  Atom type() const { return kind_->type; }
   const std::string& id() const { return id_; }
-  Kind kind() const { return {ns_, type_}; }
-  Pointer pointer() const { return {ns_, type_, id_}; }
+  const Kind& kind() const { return *kind_; }
+  Pointer pointer() const { return {kind_->ns, kind_->type, id_}; }
 
   Version version() const { return version_; }
   Atom owner() const { return owner_; }
@@ -68,20 +70,48 @@ class Metadata {
     Labels labels;
     Annotations annotations;
     Finalizers finalizers;
+    mutable std::atomic<std::uint32_t> refs{1};
+
+    Tags() = default;
+    Tags(const Tags& other)
+        : labels(other.labels), annotations(other.annotations), finalizers(other.finalizers) {}
+  };
+  // The block, shared by reference count: a pointer where a shared_ptr would be two.
+  class SharedTags {
+   public:
+    SharedTags() = default;
+    SharedTags(const SharedTags& other) : block_(other.block_) {
+      if (block_ != nullptr) block_->refs.fetch_add(1, std::memory_order_relaxed);
+    }
+    SharedTags(SharedTags&& other) noexcept : block_(std::exchange(other.block_, nullptr)) {}
+    SharedTags& operator=(SharedTags other) noexcept {
+      std::swap(block_, other.block_);
+      return *this;
+    }
+    ~SharedTags() {
+      if (block_ != nullptr && block_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete block_;
+    }
+    const Tags* get() const { return block_; }
+    // The block to write: made when absent, copied first when shared. A count of one means no
+    // other Metadata shares it, and a second owner could only appear by copying this object,
+    // which a writer holds exclusively.
+    Tags& mutate();
+
+   private:
+    Tags* block_ = nullptr;
   };
 
   const Tags& tags() const;
-  Tags& mutable_tags();
+  Tags& mutable_tags() { return tags_.mutate(); }
 
-  Atom ns_;
-  Atom type_;
+  const Kind* kind_;  // interned
   std::string id_;
   Atom owner_;
   Version version_;
   Phase phase_ = Phase::kRunning;
   Timestamp created_{};
   Timestamp updated_{};
-  std::shared_ptr<Tags> tags_;  // null when all empty; copied before a write when shared
+  SharedTags tags_;  // empty when all empty
 };
 
 }  // namespace cosi

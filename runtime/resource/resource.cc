@@ -2,20 +2,31 @@
 
 namespace cosi {
 
+Resource::Caches& Resource::caches() const {
+  if (Caches* c = caches_.load(std::memory_order_acquire)) return *c;
+  auto* fresh = new Caches();
+  Caches* expected = nullptr;
+  if (caches_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;  // another thread was first
+  return *expected;
+}
+
 const Resource::EncodedSpec& Resource::encoded_spec() const {
-  if (const EncodedSpec* e = encoded_.load(std::memory_order_acquire)) return *e;
+  std::atomic<EncodedSpec*>& slot = caches().spec;
+  if (const EncodedSpec* e = slot.load(std::memory_order_acquire)) return *e;
   auto* fresh = new EncodedSpec();
   fresh->encodable = encode_spec(&fresh->proto, &fresh->yaml);
   EncodedSpec* expected = nullptr;
-  if (encoded_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
+  if (slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
   delete fresh;  // another thread was first
   return *expected;
 }
 
 const std::string& Resource::cache_wire(std::string bytes) const {
+  std::atomic<const std::string*>& slot = caches().wire;
   auto* fresh = new std::string(std::move(bytes));
   const std::string* expected = nullptr;
-  if (wire_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
+  if (slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
   delete fresh;
   return *expected;
 }

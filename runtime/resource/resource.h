@@ -29,10 +29,7 @@ class Resource {
     std::string yaml;
   };
 
-  virtual ~Resource() {
-    delete encoded_.load(std::memory_order_relaxed);
-    delete wire_.load(std::memory_order_relaxed);
-  }
+  virtual ~Resource() { delete caches_.load(std::memory_order_relaxed); }
 
   const Metadata& metadata() const { return metadata_; }
   Metadata& mutable_metadata() {
@@ -55,7 +52,10 @@ class Resource {
 
   // The resource's whole wire form (metadata and spec), as the codec (runtime/proto) made it
   // the first time; null until then. Kept like the spec's encodings, forgotten on any change.
-  const std::string* cached_wire() const { return wire_.load(std::memory_order_acquire); }
+  const std::string* cached_wire() const {
+    const Caches* c = caches_.load(std::memory_order_acquire);
+    return c != nullptr ? c->wire.load(std::memory_order_acquire) : nullptr;
+  }
   const std::string& cache_wire(std::string bytes) const;
 
   // Same spec and same content in metadata (Metadata::same_content): writing one over the
@@ -71,16 +71,26 @@ class Resource {
   Resource& operator=(const Resource&) = delete;
 
   // Subclasses call this when their spec changes.
-  void forget_encoding() {
-    delete encoded_.exchange(nullptr, std::memory_order_acq_rel);
-    forget_wire();
+  void forget_encoding() { delete caches_.exchange(nullptr, std::memory_order_acq_rel); }
+  void forget_wire() {
+    if (Caches* c = caches_.load(std::memory_order_acquire)) delete c->wire.exchange(nullptr, std::memory_order_acq_rel);
   }
-  void forget_wire() { delete wire_.exchange(nullptr, std::memory_order_acq_rel); }
 
  private:
+  // Both caches behind one pointer, made the first time either is asked for: most resources
+  // are never encoded, and each of them is a pointer smaller for it.
+  struct Caches {
+    std::atomic<EncodedSpec*> spec{nullptr};
+    std::atomic<const std::string*> wire{nullptr};
+    ~Caches() {
+      delete spec.load(std::memory_order_relaxed);
+      delete wire.load(std::memory_order_relaxed);
+    }
+  };
+  Caches& caches() const;
+
   Metadata metadata_;
-  mutable std::atomic<EncodedSpec*> encoded_{nullptr};
-  mutable std::atomic<const std::string*> wire_{nullptr};
+  mutable std::atomic<Caches*> caches_{nullptr};
 };
 
 using ResourcePtr = std::shared_ptr<const Resource>;

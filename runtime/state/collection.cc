@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <utility>
 
 #include "runtime/resource/tombstone.h"
 #include "runtime/state/sort_by_id.h"
@@ -33,9 +34,9 @@ Collection::Collection(Kind kind, std::uint64_t stream, CollectionLimits limits)
 
 Result<ResourcePtr> Collection::get(std::string_view id) const {
   std::lock_guard lock(mu_);
-  auto it = items_.find(id);
-  if (it == items_.end()) [[unlikely]] return missing(id);
-  return it->resource;
+  const ResourcePtr* found = items_.find(id);
+  if (found == nullptr) [[unlikely]] return missing(id);
+  return *found;
 }
 
 std::vector<ResourcePtr> Collection::list(const Selection& selection) const {
@@ -43,9 +44,9 @@ std::vector<ResourcePtr> Collection::list(const Selection& selection) const {
   {
     std::lock_guard lock(mu_);
     out.reserve(items_.size());
-    for (const auto& slot : items_) {
-      if (selection.matches(*slot.resource)) out.push_back(slot.resource);
-    }
+    items_.for_each([&](const ResourcePtr& r) {
+      if (selection.matches(*r)) out.push_back(r);
+    });
   }
   sort_by_id(out);
   return out;
@@ -62,11 +63,10 @@ Result<ResourcePtr> Collection::create(MutableResourcePtr resource, Atom owner, 
   Watchers wake;
   {
     std::lock_guard lock(mu_);
-    if (items_.contains(std::string_view(stored->metadata().id()))) {
+    if (!items_.insert(stored)) {
       return Error(ErrorKind::kAlreadyExists,
                    "resource " + stored->metadata().describe() + " already exists");
     }
-    items_.insert(Slot{stored});
     publish(EventType::kCreated, stored, nullptr, wake);
   }
   wake_all(wake);
@@ -80,9 +80,9 @@ Result<ResourcePtr> Collection::update(MutableResourcePtr resource, const Update
   ResourcePtr stored;
   {
     std::lock_guard lock(mu_);
-    auto it = items_.find(std::string_view(md.id()));
-    if (it == items_.end()) return missing(md.id());
-    const ResourcePtr& current = it->resource;
+    ResourcePtr* slot = items_.find(md.id());
+    if (slot == nullptr) return missing(md.id());
+    const ResourcePtr& current = *slot;
     const Metadata& cur = current->metadata();
     if (cur.version() != md.version()) {
       return Error(ErrorKind::kConflict, "resource " + md.describe() + " update conflict: expected version " +
@@ -106,8 +106,7 @@ Result<ResourcePtr> Collection::update(MutableResourcePtr resource, const Update
     md.set_created(cur.created());
     md.set_updated(now);
     stored = std::move(resource);
-    ResourcePtr old = std::move(it->resource);
-    it->resource = stored;
+    ResourcePtr old = std::exchange(*slot, stored);
     publish(EventType::kUpdated, stored, std::move(old), wake);
   }
   wake_all(wake);
@@ -118,9 +117,9 @@ Status Collection::destroy(const std::string& id, Atom owner) {
   Watchers wake;
   {
     std::lock_guard lock(mu_);
-    auto it = items_.find(std::string_view(id));
-    if (it == items_.end()) return missing(id);
-    const Metadata& cur = it->resource->metadata();
+    const ResourcePtr* found = items_.find(id);
+    if (found == nullptr) return missing(id);
+    const Metadata& cur = (*found)->metadata();
     if (cur.owner() != owner) {
       return Error(ErrorKind::kOwnerConflict, "resource " + cur.describe() + " is owned by \"" +
                                                   cur.owner().str() + "\", not by \"" +
@@ -131,8 +130,7 @@ Status Collection::destroy(const std::string& id, Atom owner) {
                                                       " has pending finalizers: " +
                                                       finalizer_list(cur.finalizers()));
     }
-    ResourcePtr last = std::move(it->resource);
-    items_.erase(it);
+    ResourcePtr last = items_.erase(id);
     publish(EventType::kDestroyed, std::move(last), nullptr, wake);
   }
   wake_all(wake);
@@ -194,9 +192,8 @@ Result<std::shared_ptr<WatchCore>> Collection::watch(const std::string& id,
     auto keep = static_cast<std::size_t>(options.tail_events);
     if (first.size() > keep) first.erase(first.begin(), first.end() - static_cast<std::ptrdiff_t>(keep));
   } else {
-    auto it = items_.find(std::string_view(id));
-    if (it != items_.end()) {
-      first.push_back(Event{EventType::kCreated, it->resource, nullptr, bookmark_now(), nullptr});
+    if (const ResourcePtr* found = items_.find(id)) {
+      first.push_back(Event{EventType::kCreated, *found, nullptr, bookmark_now(), nullptr});
     } else {
       first.push_back(
           Event{EventType::kDestroyed, make_tombstone(pointer), nullptr, bookmark_now(), nullptr});
@@ -233,9 +230,9 @@ Result<std::shared_ptr<WatchCore>> Collection::watch_kind(Selection selection,
     }
   } else if (options.bootstrap_contents) {
     std::vector<ResourcePtr> contents;
-    for (const auto& slot : items_) {
-      if (selection.matches(*slot.resource)) contents.push_back(slot.resource);
-    }
+    items_.for_each([&](const ResourcePtr& r) {
+      if (selection.matches(*r)) contents.push_back(r);
+    });
     sort_by_id(contents);
     first.reserve(contents.size() + 1);
     for (auto& r : contents) {
