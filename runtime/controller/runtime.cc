@@ -455,18 +455,23 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
       SteadyTime end;
     };
     std::vector<Item> items;
+    // Queue and work durations, observed together outside the lock.
+    std::vector<double> waits, works;
+    ControllerMetrics& cm = *core.metrics;
     std::unique_lock lock(mu);
     for (int handled = 0;;) {
       items.clear();
+      const SteadyTime taken = clock.now();
       while (!stopping && handled < kBatch && items.size() < kTake) {
         Duration waited{};
-        auto key = core.queue.take(clock.now(), &waited);
+        auto key = core.queue.take(taken, &waited);
         if (!key) break;
-        core.metrics->queue_duration.observe(seconds(waited));
+        waits.push_back(seconds(waited));
         items.push_back({std::move(*key), {ReconcileResult::done(), false}, {}});
         ++handled;
       }
       if (items.empty()) {
+        cm.work_duration.observe_many(works.data(), works.size());
         if (!stopping && core.queue.ready()) {
           executor.post([self = shared_from_this(), c = &core] { self->work(*c); });
         } else {
@@ -476,12 +481,15 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
         return;
       }
       ++in_flight;
-      ControllerMetrics& cm = *core.metrics;
       cm.depth.set(static_cast<double>(core.queue.depth()));
       cm.active.add(1);
       std::shared_ptr<const AccessRules> rules = core.rules;
       lock.unlock();
 
+      cm.queue_duration.observe_many(waits.data(), waits.size());
+      cm.work_duration.observe_many(works.data(), works.size());
+      waits.clear();
+      works.clear();
       Tally tally;
       SteadyTime start = clock.now();
       // One context serves the batch: it only forwards, and copying its rules and logger per
@@ -499,7 +507,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
       for (Item& item : items) {
         Duration worked{};
         core.queue.done(item.key, item.end, &worked);
-        cm.work_duration.observe(seconds(worked));
+        works.push_back(seconds(worked));
         follow_up_key(core, item.key, item.outcome);
       }
       cm.active.add(-1);
@@ -555,16 +563,17 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
         wake(*core);
         continue;
       }
+      std::vector<Pointer> keys;
       for (const auto& input : core->primary) {
         auto list = state.list(input.resource_kind());
         if (!list.ok()) return list.error();
-        core->queue.reserve(list->size());
-        const SteadyTime now = clock.now();
+        keys.reserve(keys.size() + list->size());
         for (const auto& r : *list) {
           Pointer key = r->metadata().pointer();
-          if (input.covers(key) && core->queue.add(key, now)) core->metrics->adds.inc();
+          if (input.covers(key)) keys.push_back(std::move(key));
         }
       }
+      core->metrics->adds.inc(static_cast<double>(core->queue.add_all(std::move(keys), clock.now())));
       core->metrics->depth.set(static_cast<double>(core->queue.depth()));
       start_workers(*core);
     }
