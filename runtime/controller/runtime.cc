@@ -149,6 +149,8 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
   }
 
   // The slot's watch is only cancelled, never destroyed, while a drain may hold the slot.
+  // The work it starts continues on this thread (Executor::defer): a drain is short, and the
+  // hand-off to another thread would cost each link of a controller chain a wake-up.
   void drain(WatchSlot& slot) {
     slot.scheduled.store(false);
     std::vector<Event> events;
@@ -156,6 +158,16 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     std::lock_guard lock(mu);
     if (stopping) return;
     for (const Event& e : events) dispatch(slot.kind, e);
+  }
+
+  // How a task that another starts is handed to the executor.
+  enum class Start { kPost, kContinue };
+  void submit(Start how, Task task) {
+    if (how == Start::kContinue) {
+      executor.defer(std::move(task));
+    } else {
+      executor.post(std::move(task));
+    }
   }
 
   void dispatch(const Kind& kind, const Event& e) {
@@ -169,8 +181,8 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
         if (!route.input.covers(pointer)) continue;
         if (route.input.kind == InputKind::kDestroyReady && !destroy_ready(e)) continue;
         switch (route.role) {
-          case Role::kWhole: wake(*route.core); break;
-          case Role::kPrimary: enqueue(*route.core, pointer); break;
+          case Role::kWhole: wake(*route.core, Start::kContinue); break;
+          case Role::kPrimary: enqueue(*route.core, pointer, Start::kContinue); break;
           case Role::kMapped: map_later(*route.core, pointer); break;
         }
       }
@@ -190,7 +202,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
 
   // --- whole-set controllers ----------------------------------------------------------
 
-  void wake(Core& core) {
+  void wake(Core& core, Start how = Start::kPost) {
     if (stopping) return;
     core.metrics->adds.inc();
     if (core.running) {
@@ -200,7 +212,7 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     if (core.scheduled) return;
     core.scheduled = true;
     core.metrics->depth.set(1);
-    executor.post([self = shared_from_this(), c = &core] { self->run_pass(*c); });
+    submit(how, [self = shared_from_this(), c = &core] { self->run_pass(*c); });
   }
 
   void wake_after(Core& core, Duration delay) {
@@ -403,17 +415,19 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
 
   // --- per-key controllers ------------------------------------------------------------
 
-  void enqueue(Core& core, const Pointer& key) {
+  void enqueue(Core& core, const Pointer& key, Start how = Start::kPost) {
     if (stopping) return;
     if (core.queue.add(key, clock.now())) core.metrics->adds.inc();
     core.metrics->depth.set(static_cast<double>(core.queue.depth()));
-    start_workers(core);
+    start_workers(core, how);
   }
 
-  void start_workers(Core& core) {
+  // The first new worker may continue this thread's task; any more are posted, to run beside.
+  void start_workers(Core& core, Start how = Start::kPost) {
     while (!stopping && core.active < core.concurrency && core.queue.ready()) {
       ++core.active;
-      executor.post([self = shared_from_this(), c = &core] { self->work(*c); });
+      submit(how, [self = shared_from_this(), c = &core] { self->work(*c); });
+      how = Start::kPost;
     }
   }
 

@@ -1,5 +1,6 @@
 #include "runtime/exec/thread_pool.h"
 
+#include <boost/asio/defer.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -25,6 +26,10 @@ ThreadPool::ThreadPool(std::size_t threads) : impl_(std::make_unique<Impl>(threa
 ThreadPool::~ThreadPool() { stop(); }
 
 void ThreadPool::post(Task task) { boost::asio::post(impl_->pool, std::move(task)); }
+
+// Asio's defer queues a task posted from one of the pool's threads on that thread's private
+// queue, run after its current handler; from any other thread it is a post.
+void ThreadPool::defer(Task task) { boost::asio::defer(impl_->pool, std::move(task)); }
 
 SteadyTime ThreadPool::now() const { return std::chrono::steady_clock::now(); }
 

@@ -20,6 +20,7 @@ class ThreadPool final : public Executor, public Clock {
   ~ThreadPool() override;
 
   void post(Task task) override;
+  void defer(Task task) override;
   SteadyTime now() const override;
   TimerId schedule(SteadyTime at, Task task) override;
   void cancel(TimerId id) override;

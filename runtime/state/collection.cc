@@ -33,10 +33,11 @@ Collection::Collection(Kind kind, std::uint64_t stream, CollectionLimits limits)
 }
 
 Result<ResourcePtr> Collection::get(std::string_view id) const {
-  std::lock_guard lock(mu_);
-  const ResourcePtr* found = items_.find(id);
-  if (found == nullptr) [[unlikely]] return missing(id);
-  return *found;
+  {
+    std::lock_guard lock(mu_);
+    if (const ResourcePtr* found = items_.find(id)) [[likely]] return *found;
+  }
+  return missing(id);  // the message is built after letting go: a miss is a create's first step
 }
 
 std::vector<ResourcePtr> Collection::list(const Selection& selection) const {

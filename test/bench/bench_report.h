@@ -1,7 +1,8 @@
 // The one line every benchmark ends with, and how its figures are taken so that one noisy run
 // cannot flip a verdict: rounds of ours and the baseline interleaved (ours, baseline, ours,
-// baseline, ...), each side's median, the median of the per-round ratios for the verdict, and
-// the spread of those ratios (max/min). A spread over 1.5 says NOISY instead of PASS or FAIL.
+// baseline, ...; within a round, where the work divides, in slices of a few milliseconds),
+// each side's median, the median of the per-round ratios for the verdict, and the spread of
+// those ratios (max/min). A spread over 1.5 says NOISY instead of PASS or FAIL.
 //
 //   auto r = interleaved(5, [&] { return seconds(ours); }, [&] { return seconds(baseline); });
 //   return report("store.get", r.scaled(1e9 / kLookups), Target::ratio(1.3));
@@ -86,6 +87,33 @@ inline Rounds interleaved(int rounds, const std::function<double()>& ours, const
   return r;
 }
 
+// `rounds` rounds, each the sum of `slices` short slices of ours and of the baseline taken in
+// turn (ours first in even slices, the baseline first in odd ones), after one warm-up slice of
+// each. Each side is told the slice's number, to pick its share of the round's work. A shared
+// VM's speed drifts by 2x within a second (measured here with a plain loop); with slices of a
+// few milliseconds, both sides of a round see the same drift and their ratio holds still.
+inline Rounds interleaved_slices(int rounds, int slices, const std::function<double(int)>& ours,
+                                 const std::function<double(int)>& baseline) {
+  (void)ours(0);
+  (void)baseline(0);
+  Rounds r;
+  for (int i = 0; i < rounds; ++i) {
+    double a = 0, b = 0;
+    for (int s = 0; s < slices; ++s) {
+      if (s % 2 == 0) {
+        a += ours(s);
+        b += baseline(s);
+      } else {
+        b += baseline(s);
+        a += ours(s);
+      }
+    }
+    r.ours.push_back(a);
+    r.baseline.push_back(b);
+  }
+  return r;
+}
+
 // `rounds` of one measurement without a baseline.
 inline Rounds repeated(int rounds, const std::function<double()>& ours) {
   Rounds r;
@@ -103,6 +131,14 @@ inline int report(const std::string& name, const Rounds& r, Target target) {
   // A target on ours alone is judged by ours alone: so is its spread.
   const double spread = target.on == Target::On::kOurs ? Rounds{r.ours, {}}.spread() : r.spread();
   const bool noisy = r.ours.size() > 1 && spread > kNoisySpread;
+  if (r.ours.size() > 1) {  // every round, so that a spread can be traced to its rounds
+    std::printf("rounds (ours / baseline):");
+    for (std::size_t i = 0; i < r.ours.size(); ++i) {
+      std::printf(" %.4g", r.ours[i]);
+      if (i < r.baseline.size()) std::printf("/%.4g", r.baseline[i]);
+    }
+    std::printf("\n");
+  }
   std::printf("BENCH %s ours=%.4g baseline=%.4g ratio=%.3g spread=%.2f target=%s%g %s\n", name.c_str(), ours, baseline, ratio,
               spread, target.on == Target::On::kRatio ? "ratio<=" : target.on == Target::On::kRatioAtLeast ? "ratio>=" : "ours<=",
               target.limit, noisy ? "NOISY" : pass ? "PASS" : "FAIL");

@@ -1,14 +1,14 @@
 // Runtime benchmarks (`meson test --benchmark`, release build). Usage: runtime-bench <name>
 // with name one of reconcile_c1, reconcile_c2, chain_p99.
 //
-// reconcile_cN: 100k keys through a per-key controller at concurrency N on a 2-thread pool;
-// each reconcile reads its input and writes its output through the store. The baseline runs
+// reconcile_cN: 100k keys (in slices of 10k) through a per-key controller at concurrency N on a
+// 2-thread pool; each reconcile reads its input and writes its output through the store. The baseline runs
 // the same body as direct store calls in a loop, no runtime in between, over the keys in the
 // order the runtime takes them (by id, as a List returns them).
 //
 // chain_p99: three per-key controllers in a chain (In → A → B → Out) on the thread pool; one
 // input write at a time, the time until the final output shows it: the p99 of each of 5 rounds
-// of 2,000 changes, and their median. The floor is the same three writes made directly.
+// of 10,000 changes (after one round to warm up), and their median. The floor is the same three writes made directly.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -80,59 +80,65 @@ void fill(State& state, const Kind& k, int n) {
   for (int i = 0; i < n; ++i) (void)state.create(make_resource(Metadata(k.ns, k.type, id_of(i)), Value{i}), {kOwner});
 }
 
-int bench_reconcile(int concurrency, int kKeys = 100000) {
+// A round reconciles 100k keys in 10 slices of 10k: each slice a new store filled with its keys
+// (untimed), then either a runtime started and run until every key is reconciled, or the same
+// body called directly, the two taken in turn.
+int bench_reconcile(int concurrency) {
+  constexpr int kKeys = 100000, kSlices = 10, kPerSlice = kKeys / kSlices;
   const Kind in = kind("Ins.bench.cosi.dev"), out = kind("Outs.bench.cosi.dev");
 
-  Rounds r;
-  std::vector<double> started_rounds;
-  for (int round = 0; round < 5; ++round) {
-    {
-      MemoryState state;
-      fill(state, in, kKeys);
-      ThreadPool pool(2);
-      std::mutex mu;
-      std::condition_variable cv;
-      std::atomic<int> done{0};
-      RuntimeOptions options;
-      options.on_reconcile = [&](const std::string&, ReconcileResult::Kind) {
-        if (++done == kKeys) {
-          std::lock_guard lock(mu);
-          cv.notify_all();
-        }
-      };
-      Runtime runtime(state, pool, pool, options);
-      (void)runtime.add(std::make_unique<Copier>("Copier", in, out, concurrency));
-      auto start = std::chrono::steady_clock::now();
-      (void)runtime.start();
-      started_rounds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3);
-      {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return done.load() >= kKeys; });
+  std::vector<double> started;  // ms from start() until every key was queued
+  auto ours = [&](int) {
+    MemoryState state;
+    fill(state, in, kPerSlice);
+    ThreadPool pool(2);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::atomic<int> done{0};
+    RuntimeOptions options;
+    options.on_reconcile = [&](const std::string&, ReconcileResult::Kind) {
+      if (++done == kPerSlice) {
+        std::lock_guard lock(mu);
+        cv.notify_all();
       }
-      r.ours.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3);
-      if (state.list(out)->size() != static_cast<std::size_t>(kKeys)) return std::printf("outputs missing\n"), 1;
-      (void)runtime.stop(std::chrono::seconds(10));
-      pool.stop();
-    }
+    };
+    Runtime runtime(state, pool, pool, options);
+    (void)runtime.add(std::make_unique<Copier>("Copier", in, out, concurrency));
+    auto start = std::chrono::steady_clock::now();
+    (void)runtime.start();
+    started.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3);
     {
-      MemoryState state;
-      fill(state, in, kKeys);
-      // The keys in the order the runtime takes them: its queue is filled from a List, by id.
-      std::vector<Pointer> keys;
-      for (const auto& r : *state.list(in)) keys.push_back(r->metadata().pointer());
-      r.baseline.push_back(1e3 * seconds([&] {
-                             for (const Pointer& key : keys) (void)copy_value(state, key, out, kOwner);
-                           }));
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return done.load() >= kPerSlice; });
     }
-  }
-  std::printf("%d keys at concurrency %d: runtime %.1f ms (of which start, queueing every key: %.1f ms), "
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (state.list(out)->size() != static_cast<std::size_t>(kPerSlice)) {
+      std::printf("outputs missing\n");
+      std::abort();
+    }
+    (void)runtime.stop(std::chrono::seconds(10));
+    pool.stop();
+    return took;
+  };
+  auto direct = [&](int) {
+    MemoryState state;
+    fill(state, in, kPerSlice);
+    // The keys in the order the runtime takes them: its queue is filled from a List, by id.
+    std::vector<Pointer> keys;
+    for (const auto& r : *state.list(in)) keys.push_back(r->metadata().pointer());
+    return seconds([&] {
+      for (const Pointer& key : keys) (void)copy_value(state, key, out, kOwner);
+    });
+  };
+  auto r = interleaved_slices(5, kSlices, ours, direct).scaled(1e3);
+  std::printf("%d keys at concurrency %d in slices of %d: runtime %.1f ms (of which start, queueing every key: %.1f ms), "
               "direct calls %.1f ms (medians of 5 interleaved rounds)\n",
-              kKeys, concurrency, r.ours_median(), median(started_rounds), r.baseline_median());
+              kKeys, concurrency, kPerSlice, r.ours_median(), median(started) * kSlices, r.baseline_median());
   return report("runtime.reconcile_c" + std::to_string(concurrency), r, Target::ratio(2));
 }
 
 int bench_chain() {
-  constexpr int kChanges = 2000;
+  constexpr int kChanges = 10000;
   const Kind in = kind("Ins.bench.cosi.dev"), a = kind("As.bench.cosi.dev"), b = kind("Bs.bench.cosi.dev"),
              out = kind("Outs.bench.cosi.dev");
   MemoryState state;
@@ -149,7 +155,7 @@ int bench_chain() {
   Rounds r;
   std::vector<double> p50s;
   int i = 0;
-  for (int round = 0; round < 5; ++round) {
+  for (int round = -1; round < 5; ++round) {  // round -1 warms up: its figures are dropped
     std::vector<double> latencies;
     latencies.reserve(kChanges);
     for (int n = 0; n < kChanges; ++n) {
@@ -177,6 +183,7 @@ int bench_chain() {
       if (!seen) return std::printf("change %d never reached the end of the chain\n", i), 1;
       latencies.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
+    if (round < 0) continue;
     std::sort(latencies.begin(), latencies.end());
     p50s.push_back(latencies[latencies.size() / 2] * 1e6);
     r.ours.push_back(latencies[latencies.size() * 99 / 100] * 1e6);
@@ -206,7 +213,7 @@ int bench_chain() {
 int main(int argc, char** argv) {
   using namespace cosi::bench;
   std::string name = argc > 1 ? argv[1] : "";
-  if (name == "reconcile_c1") return bench_reconcile(1, argc > 2 ? std::atoi(argv[2]) : 100000);
+  if (name == "reconcile_c1") return bench_reconcile(1);
   if (name == "reconcile_c2") return bench_reconcile(2);
   if (name == "chain_p99") return bench_chain();
   std::fprintf(stderr, "usage: runtime-bench reconcile_c1|reconcile_c2|chain_p99\n");

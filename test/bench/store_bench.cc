@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,26 +58,30 @@ std::vector<int> random_order(int n, int count) {
   return out;
 }
 
-// Both sides get the same input: the id. Ours takes it with the kind it belongs to.
+// Both sides get the same input: the id. Ours takes it with the kind it belongs to. A round is
+// 2M lookups in 20 slices of 100k.
 int bench_get() {
-  constexpr int kN = 100000, kLookups = 2000000;
+  constexpr int kN = 100000, kLookups = 2000000, kSlices = 20, kPerSlice = kLookups / kSlices;
   MemoryState state;
   BaselineStore base;
   fill(state, base, kN);
   auto order = random_order(kN, kLookups);
   std::vector<std::string> ids;
   for (int i = 0; i < kN; ++i) ids.push_back(id_of(i));
+  auto slice_of = [&](int s) {
+    return std::span<const int>(order).subspan(static_cast<std::size_t>(s) * kPerSlice, kPerSlice);
+  };
   std::size_t sink = 0;
-  auto r = interleaved(
-               kRounds,
-               [&] {
+  auto r = interleaved_slices(
+               kRounds, kSlices,
+               [&](int s) {
                  return seconds([&] {
-                   for (int i : order) sink += (*state.get(kKind, ids[static_cast<std::size_t>(i)]))->metadata().id().size();
+                   for (int i : slice_of(s)) sink += (*state.get(kKind, ids[static_cast<std::size_t>(i)]))->metadata().id().size();
                  });
                },
-               [&] {
+               [&](int s) {
                  return seconds([&] {
-                   for (int i : order) sink += base.get(ids[static_cast<std::size_t>(i)])->metadata().id().size();
+                   for (int i : slice_of(s)) sink += base.get(ids[static_cast<std::size_t>(i)])->metadata().id().size();
                  });
                })
                .scaled(1e9 / kLookups);
@@ -89,10 +95,12 @@ int bench_list1k() {
   MemoryState state;
   BaselineStore base;
   fill(state, base, kN);
+  constexpr int kSlices = 20, kPerSlice = kLists / kSlices;
   std::size_t sink = 0;
-  auto r = interleaved(
-               kRounds, [&] { return seconds([&] { for (int i = 0; i < kLists; ++i) sink += state.list(kKind)->size(); }); },
-               [&] { return seconds([&] { for (int i = 0; i < kLists; ++i) sink += base.list_sorted().size(); }); })
+  auto r = interleaved_slices(
+               kRounds, kSlices,
+               [&](int) { return seconds([&] { for (int i = 0; i < kPerSlice; ++i) sink += state.list(kKind)->size(); }); },
+               [&](int) { return seconds([&] { for (int i = 0; i < kPerSlice; ++i) sink += base.list_sorted().size(); }); })
                .scaled(1e6 / kLists);
   std::printf("list of %d: ours %.1f us, baseline %.1f us (medians of %d; sink %zu)\n", kN, r.ours_median(), r.baseline_median(),
               kRounds, sink);
@@ -111,35 +119,50 @@ std::vector<ResourcePtr> next_versions(MemoryState& state, int n, char fill) {
   return out;
 }
 
+// A round updates each of 100k resources once, in 10 slices of 10k. Each side builds its next
+// versions (and the baseline its ids) at the start of a round, before its clock starts.
 int bench_update() {
-  constexpr int kN = 100000;
+  constexpr int kN = 100000, kSlices = 10, kPerSlice = kN / kSlices;
   MemoryState state;
   BaselineStore base;
   fill(state, base, kN);
-  Rounds r;
-  for (int round = 0; round < kRounds; ++round) {
-    const char fill_char = static_cast<char>('a' + round % 26);
-    auto next = next_versions(state, kN, fill_char);
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kN; ++i) {
-      auto r = state.update(std::move(next[static_cast<std::size_t>(i)]), {kOwner});
-      if (!r.ok()) return std::printf("update failed: %s\n", r.error().to_string().c_str()), 1;
-    }
-    r.ours.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e9 / kN);
-
-    std::vector<ResourcePtr> replacements;
-    for (int i = 0; i < kN; ++i) replacements.push_back(payload(id_of(i), fill_char));
-    start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kN; ++i) {
-      base.replace(id_of(i), std::move(replacements[static_cast<std::size_t>(i)]));
-    }
-    r.baseline.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e9 / kN);
-  }
+  std::vector<std::string> ids;
+  for (int i = 0; i < kN; ++i) ids.push_back(id_of(i));
+  int builds = 0;
+  std::vector<ResourcePtr> next, replacements;
+  auto r = interleaved_slices(
+               kRounds, kSlices,
+               [&](int s) {
+                 if (s == 0) next = next_versions(state, kN, static_cast<char>('a' + builds++ % 26));
+                 return seconds([&] {
+                   for (int i = s * kPerSlice; i < (s + 1) * kPerSlice; ++i) {
+                     auto w = state.update(std::move(next[static_cast<std::size_t>(i)]), {kOwner});
+                     if (!w.ok()) {
+                       std::printf("update failed: %s\n", w.error().to_string().c_str());
+                       std::abort();
+                     }
+                   }
+                 });
+               },
+               [&](int s) {
+                 if (s == 0) {
+                   replacements.clear();
+                   for (int i = 0; i < kN; ++i) replacements.push_back(payload(ids[static_cast<std::size_t>(i)], 'b'));
+                 }
+                 return seconds([&] {
+                   for (int i = s * kPerSlice; i < (s + 1) * kPerSlice; ++i) {
+                     base.replace(ids[static_cast<std::size_t>(i)], std::move(replacements[static_cast<std::size_t>(i)]));
+                   }
+                 });
+               })
+               .scaled(1e9 / kN);
   std::printf("update of one of %d: ours %.1f ns, baseline %.1f ns (medians of %d)\n", kN, r.ours_median(), r.baseline_median(),
               kRounds);
   return report("store.update", r, Target::ratio(2));
 }
 
+// A no-op modify as a controller makes one: a fresh resource (metadata, empty spec) built on
+// the spot, the stored one read, copied, edited into what it already is, compared, dropped.
 int bench_modify_noop() {
   constexpr int kN = 100000, kOps = 1000000;
   MemoryState state;
@@ -147,29 +170,30 @@ int bench_modify_noop() {
   fill(state, base, kN);
   auto order = random_order(kN, kOps);
   std::vector<std::string> ids;
-  std::vector<MutableResourcePtr> fresh;
-  for (int i = 0; i < kN; ++i) {
-    ids.push_back(id_of(i));
-    fresh.push_back(payload(id_of(i)));
-  }
+  for (int i = 0; i < kN; ++i) ids.push_back(id_of(i));
   const EditFn same = [](Resource& r) {
     static_cast<TypedResource<Payload>&>(r).mutable_spec().bytes.assign(100, 'x');
     return Status();
   };
+  constexpr int kSlices = 10, kPerSlice = kOps / kSlices;
+  auto slice_of = [&](int s) {
+    return std::span<const int>(order).subspan(static_cast<std::size_t>(s) * kPerSlice, kPerSlice);
+  };
   std::size_t sink = 0;
-  auto r = interleaved(
-               kRounds,
-               [&] {
+  auto r = interleaved_slices(
+               kRounds, kSlices,
+               [&](int s) {
                  return seconds([&] {
-                   for (int i : order) {
-                     auto m = modify(state, fresh[static_cast<std::size_t>(i)], same, {kOwner});
+                   for (int i : slice_of(s)) {
+                     auto fresh = make_resource(Metadata(kKind.ns, kKind.type, ids[static_cast<std::size_t>(i)]), Payload{});
+                     auto m = modify(state, std::move(fresh), same, {kOwner});
                      sink += (*m)->metadata().version().value();
                    }
                  });
                },
-               [&] {
+               [&](int s) {
                  return seconds([&] {
-                   for (int i : order) sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().version().value();
+                   for (int i : slice_of(s)) sink += (*state.get(kKind.at(ids[static_cast<std::size_t>(i)])))->metadata().version().value();
                  });
                })
                .scaled(1e9 / kOps);
@@ -187,98 +211,111 @@ int bench_modify_noop() {
 // delivering (offer, buffer, poll, release), not the scheduler: a consumer spinning on another
 // core made rounds swing 5x with lock hand-offs and futex wake-ups. The baseline delivers the
 // same events (new and old snapshot, bookmark) into 100 mutex-guarded deques, drained the same
-// way, after replacing the stored pointer.
+// way, after replacing the stored pointer. Each side sets up anew at the start of a round
+// (untimed); the round's writes go in 10 slices of 2,000.
 int bench_fanout100() {
-  constexpr int kWatchers = 100, kResources = 1000, kWrites = 20000, kBurst = 50;
+  constexpr int kWatchers = 100, kResources = 1000, kWrites = 20000, kBurst = 50, kSlices = 10,
+                kPerSlice = kWrites / kSlices;
   const std::size_t expected = static_cast<std::size_t>(kWatchers) * kWrites;
 
-  auto run_ours = [&] {
+  struct Ours {
     MemoryState state;
-    BaselineStore unused;
-    fill(state, unused, kResources);
     std::vector<WatchPtr> watches;
-    for (int w = 0; w < kWatchers; ++w) watches.push_back(*state.watch_kind(kKind));
     std::vector<ResourcePtr> writes;
-    for (int round = 0; round * kResources < kWrites; ++round) {
-      auto next = next_versions(state, kResources, static_cast<char>('a' + round % 2));
-      // Versions advance per round: build each round's writes from the previous round.
-      for (auto& n : next) {
-        auto m = n->clone();
-        m->mutable_metadata().set_version(Version(static_cast<std::uint64_t>(round + 1)));
-        writes.push_back(std::move(m));
+    std::size_t delivered = 0;
+  };
+  std::unique_ptr<Ours> ours;
+  auto ours_slice = [&](int s) {
+    if (s == 0) {
+      ours = std::make_unique<Ours>();
+      BaselineStore unused;
+      fill(ours->state, unused, kResources);
+      for (int w = 0; w < kWatchers; ++w) ours->watches.push_back(*ours->state.watch_kind(kKind));
+      for (int pass = 0; pass * kResources < kWrites; ++pass) {
+        // Versions advance per pass: build each pass's writes from the previous one.
+        for (auto& n : next_versions(ours->state, kResources, static_cast<char>('a' + pass % 2))) {
+          auto m = n->clone();
+          m->mutable_metadata().set_version(Version(static_cast<std::uint64_t>(pass + 1)));
+          ours->writes.push_back(std::move(m));
+        }
       }
     }
-    std::size_t delivered = 0;
     std::vector<Event> batch;
     double took = seconds([&] {
-      for (int i = 0; i < kWrites; i += kBurst) {
+      for (int i = s * kPerSlice; i < (s + 1) * kPerSlice; i += kBurst) {
         for (int j = i; j < i + kBurst; ++j) {
-          auto r = state.update(std::move(writes[static_cast<std::size_t>(j)]), {kOwner});
-          if (!r.ok()) {
-            std::printf("write failed: %s\n", r.error().to_string().c_str());
+          auto w = ours->state.update(std::move(ours->writes[static_cast<std::size_t>(j)]), {kOwner});
+          if (!w.ok()) {
+            std::printf("write failed: %s\n", w.error().to_string().c_str());
             std::abort();
           }
         }
-        for (auto& w : watches) {
-          delivered += w->poll(batch);
+        for (auto& w : ours->watches) {
+          ours->delivered += w->poll(batch);
           batch.clear();
         }
       }
     });
-    if (delivered != expected) {
-      std::printf("ours delivered %zu events, not %zu\n", delivered, expected);
+    if (s == kSlices - 1 && ours->delivered != expected) {
+      std::printf("ours delivered %zu events, not %zu\n", ours->delivered, expected);
       std::abort();
     }
     return took;
   };
 
-  auto run_baseline = [&] {
-    struct Queue {
-      std::mutex mu;
-      std::deque<Event> events;
-    };
-    std::vector<Queue> queues(kWatchers);
-    std::vector<ResourcePtr> current;
-    for (int i = 0; i < kResources; ++i) current.push_back(payload(id_of(i)));
-    std::vector<ResourcePtr> writes;
-    for (int i = 0; i < kWrites; ++i) writes.push_back(payload(id_of(i % kResources), static_cast<char>('a' + i % 2)));
+  struct Queue {
+    std::mutex mu;
+    std::deque<Event> events;
+  };
+  struct Baseline {
+    std::vector<Queue> queues = std::vector<Queue>(kWatchers);
     std::mutex store_mu;
+    std::vector<ResourcePtr> current, writes;
     std::uint64_t position = 0;
     std::size_t delivered = 0;
+  };
+  std::unique_ptr<Baseline> base;
+  auto baseline_slice = [&](int s) {
+    if (s == 0) {
+      base = std::make_unique<Baseline>();
+      for (int i = 0; i < kResources; ++i) base->current.push_back(payload(id_of(i)));
+      for (int i = 0; i < kWrites; ++i) base->writes.push_back(payload(id_of(i % kResources), static_cast<char>('a' + i % 2)));
+    }
     std::deque<Event> batch;
     double took = seconds([&] {
-      for (int i = 0; i < kWrites; i += kBurst) {
+      for (int i = s * kPerSlice; i < (s + 1) * kPerSlice; i += kBurst) {
         for (int j = i; j < i + kBurst; ++j) {
           ResourcePtr old;
           {
-            std::lock_guard lock(store_mu);
-            old = std::exchange(current[static_cast<std::size_t>(j % kResources)], writes[static_cast<std::size_t>(j)]);
+            std::lock_guard lock(base->store_mu);
+            old = std::exchange(base->current[static_cast<std::size_t>(j % kResources)],
+                                base->writes[static_cast<std::size_t>(j)]);
           }
-          Event e{EventType::kUpdated, std::move(writes[static_cast<std::size_t>(j)]), std::move(old),
-                  Bookmark(1, ++position), nullptr};
-          for (auto& q : queues) {
+          Event e{EventType::kUpdated, std::move(base->writes[static_cast<std::size_t>(j)]), std::move(old),
+                  Bookmark(1, ++base->position), nullptr};
+          for (auto& q : base->queues) {
             std::lock_guard lock(q.mu);
             q.events.push_back(e);
           }
         }
-        for (auto& q : queues) {
+        for (auto& q : base->queues) {
           {
             std::lock_guard lock(q.mu);
             batch.swap(q.events);
           }
-          delivered += batch.size();
+          base->delivered += batch.size();
           batch.clear();
         }
       }
     });
-    if (delivered != expected) {
-      std::printf("baseline delivered %zu events, not %zu\n", delivered, expected);
+    if (s == kSlices - 1 && base->delivered != expected) {
+      std::printf("baseline delivered %zu events, not %zu\n", base->delivered, expected);
       std::abort();
     }
     return took;
   };
 
-  auto r = interleaved(kRounds, run_ours, run_baseline).scaled(1e3);
+  auto r = interleaved_slices(kRounds, kSlices, ours_slice, baseline_slice).scaled(1e3);
   std::printf("%d writes to %d watchers in bursts of %d: ours %.1f ms, baseline %.1f ms (medians of %d)\n", kWrites,
               kWatchers, kBurst, r.ours_median(), r.baseline_median(), kRounds);
   return report("store.fanout100", r, Target::ratio(1.5));
