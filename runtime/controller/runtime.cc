@@ -17,6 +17,12 @@ namespace {
 
 double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
+// A per-key worker's thread: while it reconciles, a drain its writes start is deferred to this
+// thread (Executor::defer) rather than handed to another (a wake-up per link of a chain), and
+// the worker returns after its current few keys so that the drain runs.
+thread_local bool in_keyed_work = false;
+thread_local int deferred_drains = 0;
+
 bool destroy_ready(const Event& e) {
   if (e.type == EventType::kDestroyed) return false;
   const Metadata& md = e.resource->metadata();
@@ -145,7 +151,13 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
 
   void schedule_drain(std::shared_ptr<WatchSlot> slot) {
     if (slot->scheduled.exchange(true)) return;
-    executor.post([self = shared_from_this(), slot = std::move(slot)] { self->drain(*slot); });
+    Task task = [self = shared_from_this(), slot = std::move(slot)] { self->drain(*slot); };
+    if (in_keyed_work) {
+      ++deferred_drains;
+      executor.defer(std::move(task));
+    } else {
+      executor.post(std::move(task));
+    }
   }
 
   // The slot's watch is only cancelled, never destroyed, while a drain may hold the slot.
@@ -473,7 +485,9 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
     std::vector<double> waits, works;
     ControllerMetrics& cm = *core.metrics;
     std::unique_lock lock(mu);
+    deferred_drains = 0;  // any deferred before this task have run: Asio runs them in between
     for (int handled = 0;;) {
+      if (deferred_drains > 0) handled = kBatch;  // let them run now (see in_keyed_work)
       items.clear();
       const SteadyTime taken = clock.now();
       while (!stopping && handled < kBatch && items.size() < kTake) {
@@ -509,12 +523,14 @@ struct Runtime::Impl : std::enable_shared_from_this<Runtime::Impl> {
       // One context serves the batch: it only forwards, and copying its rules and logger per
       // key would make the workers of one controller fight over their reference counts.
       ControllerContext ctx(state, std::move(rules), clock, core.log, {}, /*track_writes=*/false);
+      in_keyed_work = true;
       for (Item& item : items) {
         item.outcome = invoke(core, [&] { return core.keyed->reconcile(ctx, item.key); });
         item.end = clock.now();
         record(core, item.outcome, item.end - start, tally, &item.key);
         start = item.end;
       }
+      in_keyed_work = false;
       tally.flush(cm);
 
       lock.lock();

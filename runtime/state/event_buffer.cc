@@ -12,7 +12,7 @@ void EventBuffer::push(const Event& event) {
     return;
   }
   queue_.push_back(event);
-  coalesce_past_bound();
+  if (queued() > bound_) [[unlikely]] coalesce_past_bound();
 }
 
 void EventBuffer::push(Event&& event) {
@@ -21,11 +21,10 @@ void EventBuffer::push(Event&& event) {
     return;
   }
   queue_.push_back(std::move(event));
-  coalesce_past_bound();
+  if (queued() > bound_) [[unlikely]] coalesce_past_bound();
 }
 
 void EventBuffer::coalesce_past_bound() {
-  if (queued() <= bound_) return;
   coalescing_ = true;
   std::vector<Event> pending;
   pending.swap(queue_);

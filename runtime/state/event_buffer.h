@@ -62,7 +62,7 @@ class EventBuffer {
   };
 
   void fold(const Event& event);
-  // Past the bound: from now on, per resource (see above).
+  // Past the bound (queued() > bound_): from now on, per resource (see above).
   void coalesce_past_bound();
   void emit(const Record& record);
   std::size_t queued() const { return queue_.size() - head_; }
