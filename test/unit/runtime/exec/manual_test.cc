@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "runtime/exec/thread_pool.h"
 
@@ -62,6 +63,40 @@ TEST_CASE("the thread pool runs tasks and fires timers", "[thread-pool]") {
   pool.cancel(never);
   std::unique_lock lock(mu);
   CHECK(cv.wait_for(lock, std::chrono::seconds(10), [&] { return done == 2; }));
+}
+
+TEST_CASE("a task deferred from a pool thread runs on that thread once the current task returns",
+          "[thread-pool]") {
+  ThreadPool pool(2);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::thread::id poster, runner;
+  bool poster_done = false, ran = false, ran_after = false, outside = false;
+  pool.defer([&] {  // from outside the pool: like post
+    std::lock_guard lock(mu);
+    outside = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock lock(mu);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return outside; }));
+  }
+  pool.post([&] {
+    pool.defer([&] {
+      std::lock_guard lock(mu);
+      runner = std::this_thread::get_id();
+      ran_after = poster_done;  // never beside the task that deferred it
+      ran = true;
+      cv.notify_all();
+    });
+    std::lock_guard lock(mu);
+    poster = std::this_thread::get_id();
+    poster_done = true;
+  });
+  std::unique_lock lock(mu);
+  REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return ran; }));
+  CHECK(ran_after);
+  CHECK(runner == poster);
 }
 
 }  // namespace
