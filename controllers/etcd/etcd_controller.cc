@@ -19,9 +19,13 @@ namespace {
 
 constexpr auto kCallDeadline = 2s;
 // How often a control plane without etcd looks for a cluster to join (a refused connection
-// costs little), and how often a learner asks to be promoted.
-constexpr auto kJoinPoll = 100ms;
-constexpr auto kPromotePoll = 50ms;
+// costs little); how often it looks again while another node's learner holds etcd's one learner
+// place (that place frees within a few hundred milliseconds, and the next learner should not
+// wait long for it); and how often a learner asks to be promoted (over a connection it keeps:
+// a refusal is one round trip).
+constexpr auto kJoinPoll = 25ms;
+constexpr auto kLearnerPlacePoll = 20ms;
+constexpr auto kPromotePoll = 20ms;
 // A learner still without a name this long after we first saw it was added by a node that
 // never started it (it crashed between MemberAdd and starting etcd): it would hold etcd's one
 // learner place for good (talos#13710), so it is removed.
@@ -32,6 +36,10 @@ constexpr auto kAbandonedLearner = 30s;
 constexpr auto kDeadLearner = 60s;
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+
+// etcd's refusal to promote a learner that has not caught up yet (ErrLearnerNotReady): "can only
+// promote a learner member which is in sync with leader".
+bool learner_not_ready(const Error& e) { return contains(e.message(), "in sync with leader"); }
 
 constexpr std::string_view kService = "etcd";
 
@@ -120,9 +128,28 @@ std::unique_ptr<EtcdClient> EtcdController::voting_client(const EtcdView& v) con
   return nullptr;
 }
 
+EtcdClient* EtcdController::peer_client(const EtcdView& v, const std::string& peer) {
+  if (peer_clients_crt_ != v.tls.crt) {
+    peer_clients_.clear();
+    peer_clients_crt_ = v.tls.crt;
+  }
+  auto& client = peer_clients_[peer];
+  if (!client) client = clients_(peer, v.tls, 1s);
+  return client.get();
+}
+
+EtcdClient& EtcdController::self_client(const EtcdView& v) {
+  if (!self_client_ || self_endpoint_ != v.self || self_crt_ != v.tls.crt) {
+    self_client_ = clients_(v.self, v.tls, 1s);
+    self_endpoint_ = v.self;
+    self_crt_ = v.tls.crt;
+  }
+  return *self_client_;
+}
+
 bool EtcdController::publish_member(ControllerContext& ctx, const EtcdView& v) {
   const Pointer local{kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)};
-  auto status = clients_(v.self, v.tls, 1s)->status();
+  auto status = self_client(v).status();
   if (status.ok() && status->member_id != 0) {
     auto written = ctx.modify<EtcdMemberSpec>(Metadata(kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)),
                                               [&](EtcdMemberSpec& s) { s.set_member_id(member_id_hex(status->member_id)); });
@@ -204,9 +231,12 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
   for (const auto& peer : v.peers) {
     // A MemberAdd racing another node's can hang until its deadline, yet apply later: keep the
     // deadline short and let the next pass reuse the unnamed member it finds.
-    auto client = clients_(peer, v.tls, 1s);
+    EtcdClient* client = peer_client(v, peer);
     auto members = client->member_list();
-    if (!members.ok()) continue;  // down, a learner, or no cluster there yet
+    if (!members.ok()) {
+      peer_clients_.erase(peer);  // a new connection next time, not one waiting out its reconnect backoff
+      continue;                   // down, a learner, or no cluster there yet
+    }
     std::optional<uint64_t> reuse;
     std::optional<EtcdMemberInfo> other_learner;
     for (const auto& m : *members) {
@@ -241,7 +271,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
         }
       }
       log_waiting_for_learner(ctx, other_learner->id);
-      return ReconcileResult::requeue_after(kJoinPoll);
+      return ReconcileResult::requeue_after(kLearnerPlacePoll);
     }
     uint64_t id = 0;
     if (reuse) {
@@ -251,7 +281,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
       if (!added.ok()) {
         if (contains(added.error().message(), "too many learner")) {
           log_waiting_for_learner(ctx, 0);
-          return ReconcileResult::requeue_after(kJoinPoll);
+          return ReconcileResult::requeue_after(kLearnerPlacePoll);
         }
         return ReconcileResult::retry(added.error());
       }
@@ -267,6 +297,8 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     }
     learner_ = id;
     learner_wait_logged_ = false;
+    promoter_ = clients_(peer, v.tls, 1s);  // a voting member: asked for the promotion
+    peer_clients_.clear();
     ctx.log().info("joining the etcd cluster as a learner", {{"member", member_id_hex(id)}, {"via", peer}});
     return start(ctx, v, initial, true);
   }
@@ -316,13 +348,15 @@ ReconcileResult EtcdController::pass(ControllerContext& ctx) {
     if (learner_) {
       const uint64_t id = *learner_;
       lock.unlock();
-      auto voting = voting_client(*v);
-      Status promoted = voting ? voting->promote(id) : Status(Error(ErrorKind::kUnavailable, "no voting member answers"));
+      if (!promoter_) promoter_ = voting_client(*v);
+      Status promoted = promoter_ ? promoter_->promote(id) : Status(Error(ErrorKind::kUnavailable, "no voting member answers"));
       lock.lock();
       if (promoted.ok()) {
         learner_.reset();
+        promoter_.reset();
         ctx.log().info("promoted to a voting member", {{"member", member_id_hex(id)}});
-      } else if (!contains(promoted.error().message(), "not in sync") && !contains(promoted.error().message(), "not ready")) {
+      } else if (!learner_not_ready(promoted.error())) {
+        promoter_.reset();  // that member may be gone: the next try looks for a voting one again
         ctx.log().info("promotion not possible yet", {{"error", promoted.error().message()}});
       }
     }

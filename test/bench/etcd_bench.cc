@@ -6,7 +6,8 @@
 // bootstrap3: `cosictl bootstrap` → 3 healthy voting members (joins as learners, promoted),
 // against the same three etcd processes started by hand with a static initial cluster and the
 // same flags and certificates (on other ports); both timed until each member, asked directly,
-// is voting and knows a leader. Target: ratio ≤ 3.
+// is voting and knows a leader. A static start that stalls in etcd's bootstrap check is started
+// again and counted (see static_start). Target: ratio ≤ 2.5.
 // failure_visible: a member's etcd SIGKILLed (its machined frozen, so nothing restarts it) →
 // the first control plane's EtcdClusters shows 2 healthy. Target: ours ≤ 2000 ms.
 // list_vs_range: a List of 10,000 Members through machined's mTLS API (one message per
@@ -148,58 +149,133 @@ bool wait_until(const std::function<bool()>& done, std::chrono::seconds within) 
   return false;
 }
 
-// Every one of the three members, asked directly on `port`, is a voting member that knows a
-// leader: the same probe for ours and for the static cluster.
-bool three_voting(const Cluster& c, int port) {
-  for (int i = 0; i < 3; ++i) {
-    auto s = etcd::make_grpc_etcd_client(c.ip(i) + ":" + std::to_string(port), c.tls(i), 500ms)->status();
-    if (!s.ok() || s->leader == 0 || s->is_learner) return false;
+// Whether every one of the three members, asked directly on `port`, is a voting member that
+// knows a leader: the same probe for ours and for the static cluster. A member that answered
+// once is asked again over the same connection; one that did not gets a new one each time (a
+// channel kept from before its etcd served stayed broken). A new TLS connection per member per
+// question, every 5 ms, kept one core of two busy handshaking and slowed whichever side had more
+// starting up to do.
+class VotingProbe {
+ public:
+  VotingProbe(const Cluster& c, int port) : cluster_(c), port_(port), members_(3) {}
+  bool three_voting() {
+    for (int i = 0; i < 3; ++i) {
+      auto& m = members_[i];
+      if (!m) m = etcd::make_grpc_etcd_client(cluster_.ip(i) + ":" + std::to_string(port_), cluster_.tls(i), 500ms);
+      auto s = m->status();
+      if (!s.ok()) m.reset();
+      if (!s.ok() || s->leader == 0 || s->is_learner) return false;
+    }
+    return true;
   }
-  return true;
+
+ private:
+  const Cluster& cluster_;
+  const int port_;
+  std::vector<std::unique_ptr<controllers::EtcdClient>> members_;
+};
+
+// The seconds-of-day in an etcd 3.4 log line ("2026-12-07 05:12:38.570166 I | ..."), or -1.
+double log_seconds(const std::string& line) {
+  int h = 0, m = 0;
+  double sec = 0;
+  if (line.size() < 26 || std::sscanf(line.c_str() + 11, "%d:%d:%lf", &h, &m, &sec) != 3) return -1;
+  return h * 3600.0 + m * 60 + sec;
+}
+
+struct StaticStart {
+  double ms = 0;
+  bool stalled = false;
+};
+
+// Three etcd processes started together by hand: static initial cluster, the same flags and
+// certificates as machined's, ports 12379/12380, fresh data directories; timed until the same
+// probe as ours says three voting members know a leader.
+//
+// Started together, a new member first asks the others' peer URLs whether it was bootstrapped
+// already, allowing each one second (etcd's bootstrap timeout); a member whose listener is open
+// but not yet serving — because it is asking the same question — holds that request for the
+// whole second. On this machine that cost 1 or 2 s in about 40% of starts (etcd's own log shows
+// the gap between "advertise client URLs" and "starting member"), a race in etcd and not the
+// cost of forming a cluster, which ours never meets (its members join a serving cluster). Such a
+// start is reported as stalled (the caller counts it and starts again) rather than timed.
+StaticStart static_start(const Cluster& c, int attempt) {
+  std::string initial;
+  for (int i = 0; i < 3; ++i) initial += (i ? "," : "") + c.node(i) + "=https://" + c.ip(i) + ":12380";
+  std::vector<std::unique_ptr<testing::Process>> etcds;
+  const auto hand = Clock::now();
+  for (int i = 0; i < 3; ++i) {
+    const fs::path pki = c.dir() / c.node(i) / "etcd" / "pki";
+    etcds.push_back(std::make_unique<testing::Process>(std::vector<std::string>{
+        "etcd", "--name=" + c.node(i), "--data-dir=" + (c.root / ("hand-" + std::to_string(attempt) + "-" + std::to_string(i))).string(),
+        "--listen-client-urls=https://" + c.ip(i) + ":12379", "--advertise-client-urls=https://" + c.ip(i) + ":12379",
+        "--listen-peer-urls=https://" + c.ip(i) + ":12380", "--initial-advertise-peer-urls=https://" + c.ip(i) + ":12380",
+        "--initial-cluster=" + initial, "--initial-cluster-state=new", "--cert-file=" + (pki / "server.crt").string(),
+        "--key-file=" + (pki / "server.key").string(), "--trusted-ca-file=" + (pki / "ca.crt").string(),
+        "--client-cert-auth=true", "--peer-cert-file=" + (pki / "peer.crt").string(),
+        "--peer-key-file=" + (pki / "peer.key").string(), "--peer-trusted-ca-file=" + (pki / "ca.crt").string(),
+        "--peer-client-cert-auth=true", "--heartbeat-interval=50", "--election-timeout=300", "--strict-reconfig-check=false"}));
+  }
+  VotingProbe probe(c, 12379);
+  if (!wait_until([&] { return probe.three_voting(); }, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+  StaticStart out{ms_since(hand), false};
+  double longest_check = 0;
+  for (auto& e : etcds) {
+    double before = -1, after = -1;
+    const auto deadline = Clock::now() + 2s;
+    while (auto line = e->read_line(deadline, true)) {
+      if (line->find("advertise client URLs") != std::string::npos) before = log_seconds(*line);
+      if (line->find("starting member") != std::string::npos) {
+        after = log_seconds(*line);
+        break;
+      }
+    }
+    if (before < 0 || after < 0) throw std::runtime_error("no start-up lines in a static member's log");
+    longest_check = std::max(longest_check, after - before);
+  }
+  if (longest_check >= 0.9) {
+    out.stalled = true;
+    std::printf("  static start stalled: %.0f ms in etcd's bootstrap check (the start took %.0f ms)\n", longest_check * 1e3, out.ms);
+  }
+  for (auto& e : etcds) e->stop();
+  return out;
 }
 
 int bench_bootstrap3() {
-  // Both sides vary with etcd's elections (a static cluster took 0.2–2.3 s here): the median of
+  // Both sides vary with etcd's elections (a random 50–300 ms each here): the median of
   // five interleaved rounds, each on a new cluster.
   Rounds rounds;
+  int stalled = 0;
   for (int round = 0; round < 5; ++round) {
     Cluster c(false);
     const auto start = Clock::now();
     auto r = testing::run({env("COSI_COSICTL"), "--talosconfig", (c.dir() / "talosconfig").string(), "-n", c.ip(0), "bootstrap"},
                           testing::in_seconds(30));
     if (r.status != 0) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
-    if (!wait_until([&] { return three_voting(c, 2379); }, 120s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    VotingProbe probe(c, 2379);
+    if (!wait_until([&] { return probe.three_voting(); }, 120s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
     const double ours_now = ms_since(start);
     rounds.ours.push_back(ours_now);
     // And machined's own view agrees.
     if (!wait_until([&] { return c.healthy(3); }, 30s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
 
-    // The same three members by hand: static initial cluster, same flags and certificates,
-    // ports 12379/12380, fresh data directories.
-    std::string initial;
-    for (int i = 0; i < 3; ++i) initial += (i ? "," : "") + c.node(i) + "=https://" + c.ip(i) + ":12380";
-    std::vector<std::unique_ptr<testing::Process>> etcds;
-    const auto hand = Clock::now();
-    for (int i = 0; i < 3; ++i) {
-      const fs::path pki = c.dir() / c.node(i) / "etcd" / "pki";
-      etcds.push_back(std::make_unique<testing::Process>(std::vector<std::string>{
-          "etcd", "--name=" + c.node(i), "--data-dir=" + (c.root / ("hand-" + std::to_string(i))).string(),
-          "--listen-client-urls=https://" + c.ip(i) + ":12379", "--advertise-client-urls=https://" + c.ip(i) + ":12379",
-          "--listen-peer-urls=https://" + c.ip(i) + ":12380", "--initial-advertise-peer-urls=https://" + c.ip(i) + ":12380",
-          "--initial-cluster=" + initial, "--initial-cluster-state=new", "--cert-file=" + (pki / "server.crt").string(),
-          "--key-file=" + (pki / "server.key").string(), "--trusted-ca-file=" + (pki / "ca.crt").string(),
-          "--client-cert-auth=true", "--peer-cert-file=" + (pki / "peer.crt").string(),
-          "--peer-key-file=" + (pki / "peer.key").string(), "--peer-trusted-ca-file=" + (pki / "ca.crt").string(),
-          "--peer-client-cert-auth=true", "--heartbeat-interval=50", "--election-timeout=300", "--strict-reconfig-check=false"}));
+    // The same three members by hand (static_start), until one start did not stall.
+    double baseline_now = 0;
+    for (int attempt = 0;; ++attempt) {
+      auto started = static_start(c, attempt);
+      if (!started.stalled) {
+        baseline_now = started.ms;
+        break;
+      }
+      ++stalled;
+      if (attempt == 9) throw std::runtime_error("the static cluster stalled in etcd's bootstrap check ten times running");
     }
-    if (!wait_until([&] { return three_voting(c, 12379); }, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
-    const double baseline_now = ms_since(hand);
     rounds.baseline.push_back(baseline_now);
-    for (auto& e : etcds) e->stop();
     std::printf("round %d: ours %.0f ms, static cluster by hand %.0f ms\n", round + 1, ours_now, baseline_now);
   }
   std::printf("bootstrap → 3 healthy voting members, medians of 5: ours %.0f ms (one learner at a time), static cluster by hand %.0f ms\n",
               rounds.ours_median(), rounds.baseline_median());
+  std::printf("static starts that stalled in etcd's bootstrap check and were started again: %d\n", stalled);
   return report("etcd.bootstrap3", rounds, Target::ratio(2.5));
 }
 
