@@ -96,6 +96,17 @@ class GrpcEtcdClient final : public controllers::EtcdClient {
     watch_ = etcdserverpb::Watch::NewStub(channel_);
   }
 
+  Result<bool> wait_for_disconnect(std::chrono::milliseconds for_at_most) override {
+    const auto deadline = std::chrono::system_clock::now() + for_at_most;
+    auto state = channel_->GetState(false);
+    if (state != GRPC_CHANNEL_READY) return Error(ErrorKind::kFailedPrecondition, "etcd " + endpoint_ + ": no open connection");
+    while (channel_->WaitForStateChange(state, deadline)) {
+      state = channel_->GetState(false);
+      if (state != GRPC_CHANNEL_READY) return true;
+    }
+    return false;
+  }
+
   Result<std::vector<EtcdMemberInfo>> member_list() override {
     etcdserverpb::MemberListResponse resp;
     if (auto s = call(*cluster_, &etcdserverpb::Cluster::Stub::MemberList, "MemberList", etcdserverpb::MemberListRequest(), &resp); !s.ok()) return s.error();

@@ -143,6 +143,15 @@ class EtcdClient {
   virtual Status watch(const std::string& key, const std::string& range_end, int64_t start_revision,
                        const std::function<bool(const std::vector<EtcdWatchEvent>&)>& on_events,
                        std::chrono::milliseconds for_at_most) = 0;
+
+  // Blocks until this client's connection, open when called, is lost (the member stopped, its
+  // process died, the network went): true then; false when `for_at_most` passed with it open.
+  // kFailedPrecondition when no connection was open; kUnimplemented from a client that cannot
+  // tell.
+  virtual Result<bool> wait_for_disconnect(std::chrono::milliseconds for_at_most) {
+    (void)for_at_most;
+    return Error(ErrorKind::kUnimplemented, "this etcd client cannot watch its connection");
+  }
 };
 
 // A client for the member at `endpoint` ("host:port"); every call within `deadline`.

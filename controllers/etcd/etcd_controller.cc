@@ -128,28 +128,11 @@ std::unique_ptr<EtcdClient> EtcdController::voting_client(const EtcdView& v) con
   return nullptr;
 }
 
-EtcdClient* EtcdController::peer_client(const EtcdView& v, const std::string& peer) {
-  if (peer_clients_crt_ != v.tls.crt) {
-    peer_clients_.clear();
-    peer_clients_crt_ = v.tls.crt;
-  }
-  auto& client = peer_clients_[peer];
-  if (!client) client = clients_(peer, v.tls, 1s);
-  return client.get();
-}
-
-EtcdClient& EtcdController::self_client(const EtcdView& v) {
-  if (!self_client_ || self_endpoint_ != v.self || self_crt_ != v.tls.crt) {
-    self_client_ = clients_(v.self, v.tls, 1s);
-    self_endpoint_ = v.self;
-    self_crt_ = v.tls.crt;
-  }
-  return *self_client_;
-}
-
 bool EtcdController::publish_member(ControllerContext& ctx, const EtcdView& v) {
   const Pointer local{kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)};
-  auto status = self_client(v).status();
+  auto self = kept_.get(v.self, v.tls);
+  auto status = self->status();
+  if (!status.ok()) kept_.forget(v.self, self);
   if (status.ok() && status->member_id != 0) {
     auto written = ctx.modify<EtcdMemberSpec>(Metadata(kEtcdNamespace, kEtcdMemberType, std::string(kEtcdMemberId)),
                                               [&](EtcdMemberSpec& s) { s.set_member_id(member_id_hex(status->member_id)); });
@@ -231,11 +214,11 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
   for (const auto& peer : v.peers) {
     // A MemberAdd racing another node's can hang until its deadline, yet apply later: keep the
     // deadline short and let the next pass reuse the unnamed member it finds.
-    EtcdClient* client = peer_client(v, peer);
+    auto client = kept_.get(peer, v.tls);  // asked every 20 ms while waiting for the learner place
     auto members = client->member_list();
     if (!members.ok()) {
-      peer_clients_.erase(peer);  // a new connection next time, not one waiting out its reconnect backoff
-      continue;                   // down, a learner, or no cluster there yet
+      kept_.forget(peer, client);
+      continue;  // down, a learner, or no cluster there yet
     }
     std::optional<uint64_t> reuse;
     std::optional<EtcdMemberInfo> other_learner;
@@ -297,8 +280,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     }
     learner_ = id;
     learner_wait_logged_ = false;
-    promoter_ = clients_(peer, v.tls, 1s);  // a voting member: asked for the promotion
-    peer_clients_.clear();
+    promoter_ = client;  // a voting member: asked for the promotion
     ctx.log().info("joining the etcd cluster as a learner", {{"member", member_id_hex(id)}, {"via", peer}});
     return start(ctx, v, initial, true);
   }

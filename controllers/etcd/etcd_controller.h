@@ -29,6 +29,7 @@
 #include "controllers/common/process.h"
 #include "controllers/common/service_request.h"
 #include "controllers/etcd/etcd_view.h"
+#include "controllers/etcd/kept_clients.h"
 #include "runtime/controller/context.h"
 #include "runtime/controller/controller.h"
 
@@ -99,13 +100,6 @@ class EtcdController final : public Controller {
                                                      EtcdClient& via, const std::string& peer);
   // Logs, once per wait, that another node holds etcd's one learner place.
   void log_waiting_for_learner(ControllerContext& ctx, uint64_t learner);
-  // This member's client, kept while its endpoint and certificate stay (the health check runs
-  // every 2 s, and every 20 ms while a learner waits for its promotion: one connection, not one
-  // TLS handshake per check). Reconcile thread only.
-  EtcdClient& self_client(const EtcdView& v);
-  // A peer's client while joining, kept while that peer answers (a node waiting for the learner
-  // place asks every 20 ms). Reconcile thread only.
-  EtcdClient* peer_client(const EtcdView& v, const std::string& peer);
   // Publishes EtcdMembers "local" from this member's status, or keeps it; true when it answered.
   bool publish_member(ControllerContext& ctx, const EtcdView& v);
   ReconcileResult pass(ControllerContext& ctx);
@@ -124,13 +118,11 @@ class EtcdController final : public Controller {
   bool restore_requested_ = false;
   bool left_ = false;
   std::optional<uint64_t> learner_;  // our id while we wait to be promoted
-  // Reconcile thread only: the voting member a learner asks for its promotion, and self_client().
-  std::unique_ptr<EtcdClient> promoter_;
-  std::unique_ptr<EtcdClient> self_client_;
-  std::string self_endpoint_;
-  std::string self_crt_;
-  std::map<std::string, std::unique_ptr<EtcdClient>> peer_clients_;
-  std::string peer_clients_crt_;
+  // Reconcile thread only: the voting member a learner asks for its promotion.
+  std::shared_ptr<EtcdClient> promoter_;
+  // This member (its health check every 2 s, every 20 ms while a learner) and the peers a joiner
+  // asks, over connections kept while they answer.
+  KeptClients kept_{clients_, std::chrono::seconds(1)};
   int failures_ = 0;
   bool healthy_ = false;
   bool checked_ = false;

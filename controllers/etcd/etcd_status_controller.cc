@@ -12,8 +12,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto kStatusDeadline = 700ms;
-
 // "3.4.23" → "3.4.0" (etcd 3.4 reports no storage version).
 std::string storage_version(const std::string& version) {
   const auto first = version.find('.');
@@ -36,13 +34,17 @@ ReconcileResult EtcdStatusController::reconcile(ControllerContext& ctx) {
   auto v = read_etcd_view(ctx, client_port_, peer_port_);
   if (!v) {
     last_members_.clear();
+    connections_.reset();
+    kept_.clear();
     return ReconcileResult::done();
   }
   std::vector<std::string> candidates{v->self};
   candidates.insert(candidates.end(), v->peers.begin(), v->peers.end());
   bool listed = false;
   for (const auto& endpoint : candidates) {
-    auto members = clients_(endpoint, v->tls, kStatusDeadline)->member_list();
+    auto client = kept_.get(endpoint, v->tls);
+    auto members = client->member_list();
+    if (!members.ok()) kept_.forget(endpoint, client);
     if (members.ok()) {
       last_members_ = std::move(*members);
       listed = true;
@@ -56,8 +58,23 @@ ReconcileResult EtcdStatusController::reconcile(ControllerContext& ctx) {
   for (const auto& m : last_members_) {
     calls.push_back(std::async(std::launch::async, [&, m]() -> Result<EtcdMemberStatus> {
       if (m.client_urls.empty()) return Error(ErrorKind::kUnavailable, "not started yet (no client URL)");
-      return clients_(endpoint_of(m.client_urls.front()), v->tls, kStatusDeadline)->status();
+      const auto endpoint = endpoint_of(m.client_urls.front());
+      auto client = kept_.get(endpoint, v->tls);
+      auto status = client->status();
+      if (!status.ok()) kept_.forget(endpoint, client);
+      return status;
     }));
+  }
+  for (auto& call : calls) call.wait();
+  // The connections those calls used are watched from now on (a member lost between this poll
+  // and the next is seen at once).
+  if (!connections_ && ctx.waker()) connections_ = std::make_unique<MemberConnections>(kept_, ctx.waker());
+  if (connections_) {
+    std::vector<std::string> endpoints;
+    for (const auto& m : last_members_) {
+      if (!m.client_urls.empty()) endpoints.push_back(endpoint_of(m.client_urls.front()));
+    }
+    connections_->watch(endpoints, v->tls);
   }
   uint32_t voting = 0, healthy = 0, healthy_voting = 0;
   uint64_t leader = 0;

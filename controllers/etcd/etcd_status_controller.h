@@ -4,7 +4,9 @@
 // healthy, quorum needed, failures tolerated, whether it has quorum, the leader, and how often
 // the leader changed while this node watched (not the first election). The member
 // list comes from any voting member; when none answers, the last one seen stands, so a dead
-// majority shows as errors rather than as an empty cluster.
+// majority shows as errors rather than as an empty cluster. Each member is asked over a
+// connection kept while it answers; besides the poll, MemberConnections wakes it as soon as a
+// member's connection is lost.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,8 @@
 #include <vector>
 
 #include "controllers/etcd/etcd_client.h"
+#include "controllers/etcd/kept_clients.h"
+#include "controllers/etcd/member_connections.h"
 #include "runtime/controller/controller.h"
 
 namespace cosi::controllers {
@@ -22,6 +26,8 @@ class EtcdStatusController final : public Controller {
   EtcdStatusController(EtcdClientFactory clients, int client_port = 2379, int peer_port = 2380,
                        std::chrono::milliseconds every = std::chrono::milliseconds(500))
       : clients_(std::move(clients)), client_port_(client_port), peer_port_(peer_port), every_(every) {}
+
+  static constexpr std::chrono::milliseconds kStatusDeadline{700};
 
   std::string name() const override { return "etcd.StatusController"; }
   std::vector<Input> inputs() const override;
@@ -37,6 +43,8 @@ class EtcdStatusController final : public Controller {
   std::string last_leader_;  // as EtcdClusters shows it: empty without quorum or leader
   bool seen_leader_ = false;
   uint64_t leader_changes_ = 0;
+  KeptClients kept_{clients_, kStatusDeadline};     // each member asked over one connection
+  std::unique_ptr<MemberConnections> connections_;  // made on the first pass (it needs the waker)
 };
 
 }  // namespace cosi::controllers

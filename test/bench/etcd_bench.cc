@@ -9,7 +9,8 @@
 // is voting and knows a leader. A static start that stalls in etcd's bootstrap check is started
 // again and counted (see static_start). Target: ratio ≤ 2.5.
 // failure_visible: a member's etcd SIGKILLed (its machined frozen, so nothing restarts it) →
-// the first control plane's EtcdClusters shows 2 healthy. Target: ours ≤ 2000 ms.
+// the first control plane's EtcdClusters shows 2 healthy, seen through a watch on it. Target:
+// ours ≤ 2000 ms.
 // list_vs_range: a List of 10,000 Members through machined's mTLS API (one message per
 // resource, as talosctl needs) against etcd's Range over 10,000 keys holding the same bytes
 // (each whole Resource message), both read raw by the same C++ gRPC client. Target: ratio ≤ 3.
@@ -20,6 +21,7 @@
 #include <signal.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <filesystem>
@@ -284,22 +286,53 @@ int bench_failure_visible() {
   if (!wait_until([&] { return c.healthy(3); }, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
   const pid_t machined = c.machined_pid(2);
   if (machined <= 0) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
-  Rounds rounds;
-  for (int round = 0; round < 5; ++round) {
+  // One kill: the member's etcd SIGKILLed (its machined frozen, so nothing restarts it), timed
+  // until the EtcdClusters watch shows 2 healthy; then the member is let restart.
+  auto kill_once = [&]() -> double {
     const pid_t etcd = c.etcd_pid(2);
-    if (etcd <= 0) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
-    kill(machined, SIGSTOP);  // nobody restarts the member meanwhile
+    if (etcd <= 0) throw std::runtime_error("no etcd pid in the log");
+    // EtcdClusters watched (no poll to round the figure up): each update as it is written.
+    c.etcd_cluster();  // the trusted connection is open
+    auto watch = c.state->watch({resources::kEtcdNamespace, resources::kEtcdClusterType, std::string(resources::kEtcdClusterId)});
+    if (!watch.ok()) throw std::runtime_error("cannot watch EtcdClusters: " + watch.error().message());
+    kill(machined, SIGSTOP);
     const auto start = Clock::now();
     kill(etcd, SIGKILL);
-    const bool seen = wait_until([&] {
-      auto s = c.etcd_cluster();
-      return s && s->healthy_members() == 2;
-    }, 30s);
-    rounds.ours.push_back(seen ? ms_since(start) : 1e9);
+    bool seen = false;
+    const auto deadline = Clock::now() + 30s;
+    std::vector<Event> events;
+    while (!seen && (*watch)->wait(deadline)) {
+      events.clear();
+      (*watch)->poll(events);
+      for (const auto& e : events) {
+        auto typed = e.resource ? resource_cast<resources::EtcdClusterSpec>(e.resource) : nullptr;
+        seen = seen || (typed && typed->spec().healthy_members() == 2);
+      }
+    }
+    const double took = seen ? ms_since(start) : 1e9;
     kill(machined, SIGCONT);  // its supervisor starts the member again
-    if (!wait_until([&] { return c.healthy(3); }, 60s)) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+    if (!wait_until([&] { return c.healthy(3); }, 60s)) throw std::runtime_error("the member did not come back");
+    return took;
+  };
+  // A warm-up kill not counted (just after the cluster formed, the first took 1.5x the others
+  // every time); then 45 kills dealt round-robin into five rounds, each round the median of its
+  // nine. One kill's figure (10–40 ms) moves with whatever else the two cores run at that
+  // moment, and the machine's speed drifts over seconds: rounds of consecutive kills differed by
+  // that drift (medians of three consecutive kills spread 1.6), and medians of five dealt
+  // across the run still spread 1.5–1.7.
+  std::printf("warm-up: %.1f ms\n", kill_once());
+  std::vector<std::vector<double>> dealt(5);
+  for (int k = 0; k < 45; ++k) dealt[k % 5].push_back(kill_once());
+  Rounds rounds;
+  for (size_t round = 0; round < dealt.size(); ++round) {
+    auto& kills = dealt[round];
+    std::sort(kills.begin(), kills.end());
+    std::printf("round %zu (sorted):", round + 1);
+    for (double k : kills) std::printf(" %.1f", k);
+    std::printf(" ms\n");
+    rounds.ours.push_back(kills[kills.size() / 2]);
   }
-  std::printf("a member SIGKILLed → EtcdClusters shows it: %.0f ms (median of 5)\n", rounds.ours_median());
+  std::printf("a member SIGKILLed → EtcdClusters shows it: %.0f ms (median of 5 rounds)\n", rounds.ours_median());
   return report("etcd.failure_visible", rounds, Target::ours(2000));
 }
 
@@ -324,7 +357,7 @@ int bench_status_one_down() {
       call.AddMetadata("node", c.ip(i));
       machine::EtcdStatusResponse resp;
       auto s = stub->EtcdStatus(&call, google::protobuf::Empty(), &resp);
-      if (!s.ok()) throw std::runtime_error("step failed at line " + std::to_string(__LINE__));
+      if (!s.ok()) throw std::runtime_error("EtcdStatus on " + c.ip(i) + ": " + s.error_message());
     }
     worst = std::max(worst, ms_since(start));
   }

@@ -1,5 +1,6 @@
 // Our etcd client against a real etcd (one member, plaintext, 127.29.0.1): KV, leases, watch,
-// Cluster and Maintenance calls, and the deadline every call keeps when the member is down.
+// Cluster and Maintenance calls, the deadline every call keeps when the member is down, and a
+// lost connection told at once.
 #include <signal.h>
 #include <unistd.h>
 
@@ -93,6 +94,25 @@ TEST_CASE("the etcd client: KV, leases, watch, cluster and maintenance calls aga
   CHECK_FALSE(slow->put("/cosi/x", "y").ok());
   CHECK(std::chrono::steady_clock::now() - before < 2s);
   kill(e.process->pid(), SIGCONT);
+}
+
+TEST_CASE("the etcd client tells when its connection to a member is lost (the member's process killed)", "[etcd]") {
+  SoloEtcd e("127.29.0.1");
+  auto fresh = etcd::make_grpc_etcd_client("127.29.0.1:2379", {}, 2s);
+  auto never = fresh->wait_for_disconnect(10ms);
+  REQUIRE_FALSE(never.ok());  // nothing open yet: nothing to lose
+  CHECK(never.error().kind() == ErrorKind::kFailedPrecondition);
+
+  auto& c = *e.client;
+  REQUIRE(c.status().ok());
+  auto intact = c.wait_for_disconnect(100ms);
+  REQUIRE(intact.ok());
+  CHECK_FALSE(*intact);
+
+  kill(e.process->pid(), SIGKILL);
+  auto lost = c.wait_for_disconnect(10s);
+  REQUIRE(lost.ok());
+  CHECK(*lost);
 }
 
 TEST_CASE("the etcd client: a Txn on create revisions, prefix ranges sorted by creation (an election's calls)", "[etcd]") {

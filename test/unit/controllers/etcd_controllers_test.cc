@@ -16,6 +16,7 @@
 #include "resources/v1alpha1/v1alpha1_resources.h"
 #include "runtime/testing/harness.h"
 #include "test/support/etcd_inputs.h"
+#include "test/support/eventually.h"
 #include "test/unit/controllers/fake_etcd.h"
 
 namespace cosi::testing {
@@ -302,6 +303,41 @@ TEST_CASE("EtcdClusters counts quorum from every member's status; EtcdStatuses r
   CHECK(cluster_is(1, false).ok());
   CHECK(recorded_down(cp2, "cp-2").ok());
   CHECK(recorded_down(cp3, "cp-3").ok());
+}
+
+TEST_CASE("EtcdClusters shows a member down as soon as its connection is lost, and back when it answers again, not at the next poll", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  etcd.add_started_member("cp-2", kCp2);
+  const uint64_t cp3 = etcd.add_started_member("cp-3", kCp3);
+  Harness h;
+  // Polled once an hour: only the lost connection can explain a change.
+  REQUIRE(h.add(std::make_unique<controllers::EtcdStatusController>(etcd.factory(), 2379, 2380, std::chrono::hours(1))).ok());
+  REQUIRE(h.start().ok());
+  put_inputs(h, "cp-2", kCp2);
+  const Pointer cluster{kEtcdNamespace, kEtcdClusterType, std::string(kEtcdClusterId)};
+  auto healthy_members = [&] {
+    h.run_until_idle();
+    auto r = h.store().get(cluster);
+    auto c = r.ok() ? resource_cast<EtcdClusterSpec>(*r) : nullptr;
+    return c ? static_cast<int>(c->spec().healthy_members()) : -1;
+  };
+  REQUIRE(healthy_members() == 3);
+  // The controller keeps a connection to each member, cp-3's among them.
+  REQUIRE(eventually([&] { return etcd.watching(kCp3 + ":2379") == 1; }, std::chrono::steady_clock::now() + std::chrono::seconds(10),
+                     std::chrono::milliseconds(5)));
+
+  etcd.set_down(kCp3 + ":2379", true);
+  CHECK(eventually([&] { return healthy_members() == 2; }, std::chrono::steady_clock::now() + std::chrono::seconds(10), std::chrono::milliseconds(5)));
+  CHECK(h.expect({kEtcdNamespace, kEtcdStatusType, controllers::member_id_hex(cp3)}, [](const ResourcePtr& r) {
+          auto s = resource_cast<EtcdStatusSpec>(r);
+          return s && s->spec().errors_size() == 1;
+        }).ok());
+
+  // Back: seen when its connection opens again, still without a poll.
+  etcd.set_down(kCp3 + ":2379", false);
+  CHECK(eventually([&] { return healthy_members() == 3; }, std::chrono::steady_clock::now() + std::chrono::seconds(10),
+                   std::chrono::milliseconds(5)));
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // A fake etcd cluster for the etcd controllers' unit tests: the membership rules machined
 // depends on (one learner at a time, promotion only once the learner caught up, learners
-// answer only Status, members that are down answer nothing), kept in memory. Clients come from
+// answer only Status, members that are down answer nothing and drop their connections), kept
+// in memory. Clients come from
 // `factory()` as machined's real ones do, by endpoint; processes from `launcher()` become
 // members that answer once "started".
 #pragma once
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,13 +41,23 @@ class FakeEtcd {
     std::lock_guard lock(mu_);
     learners_in_sync_ = in_sync;
   }
+  // A member down answers nothing, and its clients' connections are lost (wait_for_disconnect).
   void set_down(const std::string& endpoint, bool down) {
-    std::lock_guard lock(mu_);
-    if (down) {
-      up_.erase(endpoint);
-    } else {
-      up_.insert(endpoint);
+    {
+      std::lock_guard lock(mu_);
+      if (down) {
+        up_.erase(endpoint);
+      } else {
+        up_.insert(endpoint);
+      }
     }
+    changed_.notify_all();
+  }
+  // Clients waiting now for their connection to `endpoint` to be lost.
+  int watching(const std::string& endpoint) const {
+    std::lock_guard lock(mu_);
+    auto it = watching_.find(endpoint);
+    return it == watching_.end() ? 0 : it->second;
   }
   // MemberAdd calls that reached a voting member, refused ones included.
   int member_adds() const {
@@ -184,6 +196,14 @@ class FakeEtcd {
                  std::chrono::milliseconds) override {
       return unimplemented();
     }
+    Result<bool> wait_for_disconnect(std::chrono::milliseconds for_at_most) override {
+      std::unique_lock lock(etcd_->mu_);
+      if (!etcd_->up_.contains(endpoint_)) return Error(ErrorKind::kFailedPrecondition, "no open connection");
+      ++etcd_->watching_[endpoint_];
+      const bool lost = etcd_->changed_.wait_for(lock, for_at_most, [&] { return !etcd_->up_.contains(endpoint_); });
+      --etcd_->watching_[endpoint_];
+      return lost;
+    }
 
    private:
     static Error unimplemented() { return Error(ErrorKind::kUnimplemented, "not in the fake"); }
@@ -215,8 +235,10 @@ class FakeEtcd {
   };
 
   mutable std::mutex mu_;
+  std::condition_variable changed_;
   std::vector<controllers::EtcdMemberInfo> members_;
   std::set<std::string> up_;  // client endpoints that answer
+  std::map<std::string, int> watching_;
   std::vector<std::vector<std::string>> launches_;
   uint64_t next_id_ = 0x1000;
   uint64_t leader_ = 0;
