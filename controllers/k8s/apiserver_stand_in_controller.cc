@@ -17,6 +17,7 @@
 namespace cosi::controllers {
 
 using namespace cosi::resources;
+using MachineTypeEnum = ::talos::resource::definitions::enums::MachineType;
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,7 +25,9 @@ namespace {
 constexpr std::string_view kService = "apiserver";
 const Pointer kAddresses{kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)};
 
-// Every name the certificate must carry: IPs first (sorted), then DNS names.
+// Every name the certificate must carry: IPs first (sorted), then DNS names. Of the cluster's
+// members, the control planes' addresses (where an API server answers, and what KubePrism
+// dials); a worker joining changes nothing here.
 std::vector<std::string> names_for(ControllerContext& ctx, const config::MachineConfig& cfg) {
   std::set<std::string> ips{"127.0.0.1"}, dns{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"};
   auto add = [&](const std::string& name) {
@@ -39,7 +42,8 @@ std::vector<std::string> names_for(ControllerContext& ctx, const config::Machine
   }
   if (auto members = ctx.list({kClusterNamespace, kMemberType}); members.ok()) {
     for (const auto& r : *members) {
-      if (auto m = resource_cast<MemberSpec>(r)) {
+      auto m = resource_cast<MemberSpec>(r);
+      if (m && m->spec().machine_type() == MachineTypeEnum::TYPE_CONTROL_PLANE) {
         for (const auto& a : m->spec().addresses()) add(ip_text(a.ip()));
       }
     }

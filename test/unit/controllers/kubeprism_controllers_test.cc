@@ -3,6 +3,12 @@
 // bookkeeping the balancer decides with.
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "controllers/k8s/apiserver_stand_in_controller.h"
 #include "controllers/k8s/kubeprism_config_controller.h"
 #include "controllers/k8s/kubeprism_controller.h"
 #include "controllers/k8s/kubeprism_endpoints_controller.h"
@@ -13,6 +19,7 @@
 #include "resources/config/machine_config.h"
 #include "resources/k8s/k8s_resources.h"
 #include "resources/network/network_resources.h"
+#include "resources/secrets/certs.h"
 #include "resources/v1alpha1/v1alpha1_resources.h"
 #include "runtime/base/base64.h"
 #include "runtime/testing/harness.h"
@@ -101,6 +108,75 @@ std::vector<std::string> endpoints_of(Harness& h) {
   std::vector<std::string> out;
   for (const auto& e : resource_cast<KubePrismEndpointsSpec>(*r)->spec().endpoints()) out.push_back(e.host() + ":" + std::to_string(e.port()));
   return out;
+}
+
+// A control plane's config holding a real Kubernetes CA (cluster.ca, with its key).
+MutableResourcePtr control_plane_config_with_ca(const pki::Certificate& ca, const pki::PrivateKey& ca_key) {
+  const std::string text = "version: v1alpha1\nmachine:\n  type: controlplane\n  token: abcdef.0123456789abcdef\n  ca:\n    crt: " +
+                           pem("CERTIFICATE") + "\n    key: " + pem("PRIVATE KEY") + "\n" +
+                           "cluster:\n  id: cluster-id-1\n  clusterName: demo\n  secret: " + base64_encode(std::string(32, 's')) +
+                           "\n  controlPlane:\n    endpoint: https://198.51.100.5:6443\n  ca:\n    crt: " + base64_encode(ca.pem()) +
+                           "\n    key: " + base64_encode(ca_key.pem()) + "\n  etcd:\n    ca:\n      crt: " + pem("CERTIFICATE") +
+                           "\n      key: " + pem("EC PRIVATE KEY") + "\n";
+  auto parsed = config::parse_machine_config(text);
+  INFO((parsed.ok() ? std::string() : parsed.error().message()));
+  REQUIRE(parsed.ok());
+  MachineConfigSpec spec;
+  spec.set_document(text);
+  return make_resource(Metadata(kConfigNamespace, kMachineConfigType, std::string(kMachineConfigId)), spec);
+}
+
+class RunningProcess final : public controllers::Process {
+ public:
+  bool running() override { return true; }
+  int pid() const override { return 4242; }
+};
+
+TEST_CASE("the API server stand-in's certificate names the control planes' addresses, and no worker's", "[kubeprism]") {
+  namespace fs = std::filesystem;
+  std::string tmpl = (fs::temp_directory_path() / "apiserver-stand-in-test-XXXXXX").string();
+  const fs::path dir = mkdtemp(tmpl.data());
+  int launches = 0;
+  auto ca_key = pki::PrivateKey::ecdsa_p256();
+  auto ca = pki::Certificate::self_signed_ca(ca_key, {"kubernetes"}, pki::kYear);
+  {
+    Harness h;
+    REQUIRE(h.add(std::make_unique<controllers::APIServerStandInController>(
+                      controllers::APIServerStandInOptions{.state_dir = dir.string(), .listen_host = "198.51.100.10"},
+                      [&](const std::vector<std::string>&, const std::string&) -> Result<std::unique_ptr<controllers::Process>> {
+                        ++launches;
+                        return std::unique_ptr<controllers::Process>(std::make_unique<RunningProcess>());
+                      }))
+                .ok());
+    REQUIRE(h.start().ok());
+    REQUIRE(h.put(node_address("198.51.100.10")).ok());
+    REQUIRE(h.put(member("cp-1", MT::TYPE_CONTROL_PLANE, "198.51.100.10")).ok());
+    REQUIRE(h.put(member("cp-2", MT::TYPE_CONTROL_PLANE, "198.51.100.11")).ok());
+    REQUIRE(h.put(member("w-1", MT::TYPE_WORKER, "198.51.100.13")).ok());
+    REQUIRE(h.put(control_plane_config_with_ca(ca, ca_key)).ok());
+    auto served = [&] {
+      std::ifstream in(dir / "apiserver" / "apiserver.crt");
+      auto crt = pki::Certificate::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+      REQUIRE(crt.ok());
+      return crt->ips();
+    };
+    auto ips = served();
+    CHECK(std::find(ips.begin(), ips.end(), "198.51.100.10") != ips.end());
+    CHECK(std::find(ips.begin(), ips.end(), "198.51.100.11") != ips.end());
+    CHECK(std::find(ips.begin(), ips.end(), "198.51.100.5") != ips.end());  // the endpoint's host
+    CHECK(std::find(ips.begin(), ips.end(), "198.51.100.13") == ips.end());
+    CHECK(launches == 1);
+
+    // Another worker joins: nothing to re-issue, nginx keeps running.
+    REQUIRE(h.put(member("w-2", MT::TYPE_WORKER, "198.51.100.14")).ok());
+    CHECK(launches == 1);
+    // Another control plane: the certificate follows.
+    REQUIRE(h.put(member("cp-3", MT::TYPE_CONTROL_PLANE, "198.51.100.12")).ok());
+    ips = served();
+    CHECK(std::find(ips.begin(), ips.end(), "198.51.100.12") != ips.end());
+    CHECK(launches == 2);
+  }
+  fs::remove_all(dir);
 }
 
 TEST_CASE("KubePrismEndpoints: the cluster endpoint, the node itself, then every control plane, each once", "[kubeprism]") {
