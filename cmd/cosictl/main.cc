@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "api/grpc_process.h"
 #include "cmd/common/flags.h"
 #include "cmd/cosictl/commands.h"
 
@@ -57,6 +58,7 @@ int fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cosi::api::configure_grpc_process();
   cosictl::ConnectOptions connect;
   std::string timeout = "10";
   std::string output;

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "api/discovery/discovery_service.h"
+#include "api/grpc_process.h"
 #include "api/host_port.h"
 #include "api/http_server.h"
 #include "cmd/common/files.h"
@@ -137,6 +138,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cosi::api::configure_grpc_process();
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);

@@ -25,6 +25,7 @@
 
 #include "api/admin_kubeconfig.h"
 #include "api/api_listener.h"
+#include "api/grpc_process.h"
 #include "api/host_port.h"
 #include "api/http_server.h"
 #include "api/inspect_server.h"
@@ -391,6 +392,7 @@ int run(const Options& o, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cosi::api::configure_grpc_process();
   // KubePrism holds two descriptors a connection (up to 8,192 of them): the soft limit goes up
   // to the hard one.
   rlimit files{};

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "api/state_server.h"
+#include "api/grpc_process.h"
 #include "resources/catalog.h"
 #include "resources/cluster/cluster_resources.h"
 #include "runtime/exec/thread_pool.h"
@@ -242,6 +243,7 @@ int bench_watch() {
 }  // namespace cosi::bench
 
 int main(int argc, char** argv) {
+  cosi::api::configure_grpc_process();  // as machined and cosictl run
   std::string name = argc > 1 ? argv[1] : "";
   if (name == "list10k") return cosi::bench::bench_list();
   if (name == "watch100k") return cosi::bench::bench_watch();

@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "api/etcd/grpc_etcd_client.h"
+#include "api/grpc_process.h"
 #include "etcd_rpc.grpc.pb.h"
 #include "resources/cluster/cluster_resources.h"
 #include "state.grpc.pb.h"
@@ -453,6 +454,7 @@ int bench_list_vs_range() {
 }  // namespace cosi::bench
 
 int main(int argc, char** argv) {
+  cosi::api::configure_grpc_process();  // as machined and cosictl run
   using namespace cosi::bench;
   std::string name = argc > 1 ? argv[1] : "";
   try {  // a failed step unwinds, so the cluster is destroyed
