@@ -10,6 +10,7 @@
 
 #include "controllers/etcd/etcd_controller.h"
 #include "controllers/etcd/etcd_status_controller.h"
+#include "controllers/etcd/kept_clients.h"
 #include "resources/etcd/etcd_resources.h"
 #include "resources/k8s/k8s_resources.h"
 #include "resources/secrets/secrets_resources.h"
@@ -303,6 +304,37 @@ TEST_CASE("EtcdClusters counts quorum from every member's status; EtcdStatuses r
   CHECK(cluster_is(1, false).ok());
   CHECK(recorded_down(cp2, "cp-2").ok());
   CHECK(recorded_down(cp3, "cp-3").ok());
+}
+
+TEST_CASE("KeptClients: one client per endpoint until it is forgotten or the credentials change", "[etcd]") {
+  int made = 0;
+  FakeEtcd etcd;
+  auto factory = etcd.factory();
+  controllers::KeptClients kept(
+      [&](const std::string& endpoint, const controllers::EtcdTls& tls, std::chrono::milliseconds deadline) {
+        ++made;
+        return factory(endpoint, tls, deadline);
+      },
+      1s);
+  const controllers::EtcdTls tls{"ca", "crt-1", "key"};
+  auto a = kept.get("a:2379", tls);
+  CHECK(kept.get("a:2379", tls) == a);
+  auto b = kept.get("b:2379", tls);
+  CHECK(b != a);
+  CHECK(made == 2);
+
+  // A failed call forgets that client; forgetting an older one keeps its replacement.
+  kept.forget("a:2379", a);
+  auto a2 = kept.get("a:2379", tls);
+  CHECK(a2 != a);
+  kept.forget("a:2379", a);
+  CHECK(kept.get("a:2379", tls) == a2);
+  CHECK(made == 3);
+
+  // New credentials: every client anew.
+  const controllers::EtcdTls renewed{"ca", "crt-2", "key"};
+  CHECK(kept.get("b:2379", renewed) != b);
+  CHECK(made == 4);
 }
 
 TEST_CASE("EtcdClusters shows a member down as soon as its connection is lost, and back when it answers again, not at the next poll", "[etcd]") {
