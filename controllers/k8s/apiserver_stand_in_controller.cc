@@ -17,7 +17,6 @@
 namespace cosi::controllers {
 
 using namespace cosi::resources;
-using MachineTypeEnum = ::talos::resource::definitions::enums::MachineType;
 namespace fs = std::filesystem;
 
 namespace {
@@ -25,9 +24,7 @@ namespace {
 constexpr std::string_view kService = "apiserver";
 const Pointer kAddresses{kNetworkNamespace, kNodeAddressType, std::string(kNodeAddressId)};
 
-// Every name the certificate must carry: IPs first (sorted), then DNS names. Of the cluster's
-// members, the control planes' addresses (where an API server answers, and what KubePrism
-// dials); a worker joining changes nothing here.
+// Every name the certificate must carry: IPs first (sorted), then DNS names.
 std::vector<std::string> names_for(ControllerContext& ctx, const config::MachineConfig& cfg) {
   std::set<std::string> ips{"127.0.0.1"}, dns{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"};
   auto add = [&](const std::string& name) {
@@ -42,8 +39,7 @@ std::vector<std::string> names_for(ControllerContext& ctx, const config::Machine
   }
   if (auto members = ctx.list({kClusterNamespace, kMemberType}); members.ok()) {
     for (const auto& r : *members) {
-      auto m = resource_cast<MemberSpec>(r);
-      if (m && m->spec().machine_type() == MachineTypeEnum::TYPE_CONTROL_PLANE) {
+      if (auto m = resource_cast<MemberSpec>(r)) {
         for (const auto& a : m->spec().addresses()) add(ip_text(a.ip()));
       }
     }

@@ -4,11 +4,10 @@
 // foreground (`daemon off; master_process off;`: the PID is the server) from a configuration of
 // its own in STATE/apiserver, serving HTTPS on <listen>:6443 — the node's address where nodes
 // share a host, every address on a host the node owns (so the VIP's :6443 answers too) — with
-// a certificate from the Kubernetes CA naming every control plane's address (KubePrism passes
-// TLS through to any of them; a worker joining changes nothing), the node's own addresses, the
-// endpoint's host, the VIPs, 127.0.0.1 and localhost.
+// a certificate from the Kubernetes CA naming every node address of the cluster (KubePrism
+// passes TLS through from any of them), the endpoint's host, the VIPs, 127.0.0.1 and localhost.
 // /healthz, /livez and /readyz answer "ok", /version a Kubernetes-shaped JSON. The certificate
-// follows those addresses (nginx restarted with it); nginx is restarted when it exits,
+// follows the cluster's addresses (nginx restarted with it); nginx is restarted when it exits,
 // and stopped, started or restarted as runtime/ServiceRequests "apiserver" asks.
 // runtime/Services "apiserver" says whether it runs.
 //
