@@ -98,8 +98,16 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
       backend_.RemoveHold();
       return;
     }
+    // The backend may close the moment the lock is let go, and its status be finished to the
+    // caller: a read started on a call already done would touch a call gRPC has freed. Until
+    // StartRead returns, finish_if_drained leaves the call open.
+    ++starting_read_;
     lock.unlock();
     StartRead(&from_caller_);
+    lock.lock();
+    --starting_read_;
+    lock.unlock();
+    finish_if_drained();
   }
 
   void backend_read_done(bool ok) {
@@ -176,7 +184,7 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   // The caller gets the backend's status once every message read before it has been written.
   void finish_if_drained() {
     std::unique_lock lock(mu_);
-    if (!status_ || finished_ || replying_ || !queue_.empty()) return;
+    if (!status_ || finished_ || replying_ || starting_read_ > 0 || !queue_.empty()) return;
     finished_ = true;
     grpc::Status status = *status_;
     lock.unlock();
@@ -207,6 +215,7 @@ class StreamProxy final : public grpc::ServerGenericBidiReactor {
   bool caller_gone_ = false;     // a reply failed: the caller is gone
   bool finished_ = false;
   bool replied_any_ = false;     // the first reply (with the initial metadata) has been started
+  int starting_read_ = 0;       // a caller read is being started outside the lock
   std::deque<grpc::ByteBuffer> queue_;  // read from the backend, not yet written to the caller
   std::optional<grpc::Status> status_;  // the backend's, once it is done
 };
