@@ -24,8 +24,8 @@ constexpr auto kCallDeadline = 2s;
 // wait long for it); and how often a learner asks to be promoted (over a connection it keeps:
 // a refusal is one round trip).
 constexpr auto kJoinPoll = 25ms;
-constexpr auto kLearnerPlacePoll = 20ms;
-constexpr auto kPromotePoll = 20ms;
+constexpr auto kLearnerPlacePoll = 10ms;
+constexpr auto kPromotePoll = 10ms;
 // A learner still without a name this long after we first saw it was added by a node that
 // never started it (it crashed between MemberAdd and starting etcd): it would hold etcd's one
 // learner place for good (talos#13710), so it is removed.
@@ -34,6 +34,31 @@ constexpr auto kAbandonedLearner = 30s;
 // place as surely: once it has not answered for this long, it is removed too. A learner that
 // answers is catching up, however slowly, and is waited for.
 constexpr auto kDeadLearner = 60s;
+
+// Control planes that join together take the learner place in the order of their addresses:
+// one that sees the place free waits this long for each control plane before it, not yet a
+// member, to take it first. Two MemberAdds racing cost the loser kMemberChangeDeadline; the
+// one before has its MemberAdd applied within one poll and a commit.
+constexpr auto kJoinStagger = 75ms;
+
+// The other control planes, not yet members, whose addresses order before this node's.
+int joiners_ahead(const EtcdView& v, const std::vector<EtcdMemberInfo>& members) {
+  auto host = [](std::string endpoint) {
+    endpoint = endpoint.substr(0, endpoint.rfind(':'));
+    if (endpoint.size() >= 2 && endpoint.front() == '[') endpoint = endpoint.substr(1, endpoint.size() - 2);
+    return endpoint;
+  };
+  int ahead = 0;
+  for (const auto& peer : v.peers) {
+    const std::string h = host(peer);
+    if (h >= v.ip) continue;
+    const bool member = std::any_of(members.begin(), members.end(), [&](const EtcdMemberInfo& m) {
+      return std::any_of(m.peer_urls.begin(), m.peer_urls.end(), [&](const std::string& url) { return host(endpoint_of(url)) == h; });
+    });
+    if (!member) ++ahead;
+  }
+  return ahead;
+}
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
 
@@ -214,10 +239,10 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
   for (const auto& peer : v.peers) {
     // A MemberAdd racing another node's can hang until its deadline, yet apply later: keep the
     // deadline short and let the next pass reuse the unnamed member it finds.
-    auto client = kept_.get(peer, v.tls);  // asked every 20 ms while waiting for the learner place
+    auto client = joining_.get(peer, v.tls);  // asked every 10 ms while waiting for the learner place
     auto members = client->member_list();
     if (!members.ok()) {
-      kept_.forget(peer, client);
+      joining_.forget(peer, client);
       continue;  // down, a learner, or no cluster there yet
     }
     std::optional<uint64_t> reuse;
@@ -254,8 +279,16 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
         }
       }
       log_waiting_for_learner(ctx, other_learner->id);
+      place_free_since_.reset();
       return ReconcileResult::requeue_after(kLearnerPlacePoll);
     }
+    if (!reuse) {
+      if (const int ahead = joiners_ahead(v, *members); ahead > 0) {
+        if (!place_free_since_) place_free_since_ = ctx.now();
+        if (ctx.now() - *place_free_since_ < ahead * kJoinStagger) return ReconcileResult::requeue_after(kLearnerPlacePoll);
+      }
+    }
+    place_free_since_.reset();
     uint64_t id = 0;
     if (reuse) {
       id = *reuse;
@@ -264,6 +297,11 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
       if (!added.ok()) {
         if (contains(added.error().message(), "too many learner")) {
           log_waiting_for_learner(ctx, 0);
+          return ReconcileResult::requeue_after(kLearnerPlacePoll);
+        }
+        if (added.error().kind() == ErrorKind::kDeadlineExceeded) {
+          ctx.log().info("MemberAdd got no answer in time (another node's may have been pending); looking again",
+                         {{"via", peer}, {"deadline", std::to_string(kMemberChangeDeadline.count()) + "ms"}});
           return ReconcileResult::requeue_after(kLearnerPlacePoll);
         }
         return ReconcileResult::retry(added.error());

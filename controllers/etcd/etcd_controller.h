@@ -118,11 +118,22 @@ class EtcdController final : public Controller {
   bool restore_requested_ = false;
   bool left_ = false;
   std::optional<uint64_t> learner_;  // our id while we wait to be promoted
+  // When this joiner saw etcd's learner place free, while control planes before it were not
+  // members yet (kJoinStagger).
+  std::optional<SteadyTime> place_free_since_;
   // Reconcile thread only: the voting member a learner asks for its promotion.
   std::shared_ptr<EtcdClient> promoter_;
-  // This member (its health check every 2 s, every 20 ms while a learner) and the peers a joiner
-  // asks, over connections kept while they answer.
+  // etcd's raft drops a membership change proposed while another is still pending (two nodes'
+  // MemberAdds racing for the learner place), and the loser's call then waits out its whole
+  // deadline: 1.0-1.5 s of a three-node bootstrap, in one of eight here. A membership change
+  // takes one commit (milliseconds); after this long the next pass looks again, and finds the
+  // other node's learner to wait for, or its own member, added late, to start.
+  static constexpr std::chrono::milliseconds kMemberChangeDeadline{300};
+  // This member (its health check every 2 s, every 10 ms while a learner), over a connection
+  // kept while it answers.
   KeptClients kept_{clients_, std::chrono::seconds(1)};
+  // The peers a joiner asks for the members, to add it and to promote it (kMemberChangeDeadline).
+  KeptClients joining_{clients_, kMemberChangeDeadline};
   int failures_ = 0;
   bool healthy_ = false;
   bool checked_ = false;

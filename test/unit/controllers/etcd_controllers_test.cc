@@ -137,6 +137,57 @@ TEST_CASE("a control plane waits for a cluster, and for another node's learner, 
   CHECK(member_named(etcd.members(), "cp-2") != nullptr);
 }
 
+TEST_CASE("control planes joining together take the learner place in address order; a missing one delays the next by 75 ms", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  Node node(etcd);
+  put_inputs(node.h, "cp-3", kCp3);  // cp-2 (127.5.0.11) comes before it, and is not a member
+  node.run_for(50ms);
+  CHECK(etcd.member_adds() == 0);
+
+  SECTION("cp-2 takes the place: cp-3 waits for its promotion, then joins at once") {
+    auto via_cp1 = etcd.factory()(kCp1 + ":2379", {}, 1s);
+    auto cp2 = via_cp1->add_learner({"https://" + kCp2 + ":2380"});
+    REQUIRE(cp2.ok());
+    node.run_for(1s);
+    CHECK(etcd.launches().empty());
+    REQUIRE(via_cp1->promote(*cp2).ok());
+    node.run_for(50ms);
+    CHECK(etcd.member_adds() == 2);
+  }
+  SECTION("cp-2 never comes: cp-3 joins 75 ms after it saw the place free") {
+    node.run_for(50ms);
+    CHECK(etcd.member_adds() == 1);
+  }
+  REQUIRE(etcd.launches().size() == 1);
+  CHECK(member_named(etcd.members(), "cp-3") != nullptr);
+}
+
+TEST_CASE("a MemberAdd that got no answer (raft dropped it, or applied it late) is followed up at once, not after a backoff", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+
+  SECTION("dropped: added again") {
+    etcd.drop_next_member_add(false);
+    Node node(etcd);
+    put_inputs(node.h, "cp-2", kCp2);
+    CHECK(etcd.launches().empty());
+    node.run_for(50ms);
+    CHECK(etcd.member_adds() == 2);
+  }
+  SECTION("applied late: that member is started, not a second one added") {
+    etcd.drop_next_member_add(true);
+    Node node(etcd);
+    put_inputs(node.h, "cp-2", kCp2);
+    CHECK(etcd.launches().empty());
+    node.run_for(50ms);
+    CHECK(etcd.member_adds() == 1);
+  }
+  REQUIRE(etcd.launches().size() == 1);
+  CHECK(etcd.members().size() == 2);
+  REQUIRE(member_named(etcd.members(), "cp-2") != nullptr);
+}
+
 TEST_CASE("a learner another node added but never started is removed after 30 s, then the node joins", "[etcd]") {
   FakeEtcd etcd;
   etcd.add_started_member("cp-1", kCp1);

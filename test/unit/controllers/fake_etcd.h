@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controllers/etcd/etcd_client.h"
@@ -58,6 +59,13 @@ class FakeEtcd {
     std::lock_guard lock(mu_);
     auto it = watching_.find(endpoint);
     return it == watching_.end() ? 0 : it->second;
+  }
+  // The next MemberAdd gets no answer (its deadline passes), as etcd's raft drops a membership
+  // change proposed while another is pending; with `applied_late`, the member is added anyway.
+  void drop_next_member_add(bool applied_late) {
+    std::lock_guard lock(mu_);
+    drop_member_add_ = true;
+    drop_applied_late_ = applied_late;
   }
   // MemberAdd calls that reached a voting member, refused ones included.
   int member_adds() const {
@@ -133,7 +141,9 @@ class FakeEtcd {
       for (const auto& m : etcd_->members_) {
         if (m.is_learner) return Error(ErrorKind::kFailedPrecondition, "etcdserver: too many learner members in cluster");
       }
-      etcd_->members_.push_back({etcd_->next_id_++, "", peer_urls, {}, true});
+      const bool dropped = std::exchange(etcd_->drop_member_add_, false);
+      if (!dropped || etcd_->drop_applied_late_) etcd_->members_.push_back({etcd_->next_id_++, "", peer_urls, {}, true});
+      if (dropped) return Error(ErrorKind::kDeadlineExceeded, "etcd " + endpoint_ + " MemberAdd: Deadline Exceeded");
       return etcd_->members_.back().id;
     }
     Status promote(uint64_t id) override {
@@ -244,6 +254,8 @@ class FakeEtcd {
   uint64_t leader_ = 0;
   bool learners_in_sync_ = true;
   int member_adds_ = 0;
+  bool drop_member_add_ = false;
+  bool drop_applied_late_ = false;
 };
 
 }  // namespace cosi::testing
