@@ -26,6 +26,7 @@ constexpr auto kCallDeadline = 2s;
 constexpr auto kJoinPoll = 25ms;
 constexpr auto kLearnerPlacePoll = 10ms;
 constexpr auto kPromotePoll = 10ms;
+constexpr auto kHealthWindowPoll = 100ms;
 // A learner still without a name this long after we first saw it was added by a node that
 // never started it (it crashed between MemberAdd and starting etcd): it would hold etcd's one
 // learner place for good (talos#13710), so it is removed.
@@ -299,6 +300,18 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
           log_waiting_for_learner(ctx, 0);
           return ReconcileResult::requeue_after(kLearnerPlacePoll);
         }
+        // etcd's --strict-reconfig-check (on by default) adds a member only once every voting
+        // member has been connected for 5 s: the member just promoted makes the next joiner
+        // wait that long. Asked again every kHealthWindowPoll, not after a growing backoff
+        // (which added up to 4 s past the window).
+        if (contains(added.error().message(), "unhealthy cluster")) {
+          if (!health_wait_logged_) {
+            health_wait_logged_ = true;
+            ctx.log().info("etcd adds a member once every member has been connected for 5 s (strict reconfig check); waiting",
+                           {{"via", peer}});
+          }
+          return ReconcileResult::requeue_after(kHealthWindowPoll);
+        }
         if (added.error().kind() == ErrorKind::kDeadlineExceeded) {
           ctx.log().info("MemberAdd got no answer in time (another node's may have been pending); looking again",
                          {{"via", peer}, {"deadline", std::to_string(kMemberChangeDeadline.count()) + "ms"}});
@@ -318,6 +331,7 @@ ReconcileResult EtcdController::join(ControllerContext& ctx, const EtcdView& v) 
     }
     learner_ = id;
     learner_wait_logged_ = false;
+    health_wait_logged_ = false;
     promoter_ = client;  // a voting member: asked for the promotion
     ctx.log().info("joining the etcd cluster as a learner", {{"member", member_id_hex(id)}, {"via", peer}});
     return start(ctx, v, initial, true);

@@ -140,6 +140,7 @@ class EtcdController final : public Controller {
   std::chrono::steady_clock::time_point next_start_{};
   std::chrono::steady_clock::time_point last_wait_log_{};
   bool learner_wait_logged_ = false;
+  bool health_wait_logged_ = false;
   RestartTracker restarts_;
   // Other nodes' learners without a name (not started), by id: when we first saw each.
   std::map<uint64_t, SteadyTime> unstarted_learners_;

@@ -163,6 +163,23 @@ TEST_CASE("control planes joining together take the learner place in address ord
   CHECK(member_named(etcd.members(), "cp-3") != nullptr);
 }
 
+TEST_CASE("a MemberAdd refused until every member has been connected for 5 s is asked again every 100 ms, not after a backoff", "[etcd]") {
+  FakeEtcd etcd;
+  etcd.add_started_member("cp-1", kCp1);
+  etcd.refuse_member_adds_as_unhealthy(30);  // 3 s of refusals at one a pass
+  Node node(etcd);
+  put_inputs(node.h, "cp-2", kCp2);
+  node.run_for(2s);
+  CHECK(etcd.launches().empty());
+  CHECK(etcd.member_adds() >= 15);  // backing off (0.5, 1, 2 s...) it would have asked 3 times
+  node.run_for(1500ms);
+  REQUIRE(etcd.launches().size() == 1);
+  CHECK(member_named(etcd.members(), "cp-2") != nullptr);
+  int waits = 0;
+  for (const auto& l : node.h.logs()) waits += l.message.find("strict reconfig check") != std::string::npos;
+  CHECK(waits == 1);  // said once, not per refusal
+}
+
 TEST_CASE("a MemberAdd that got no answer (raft dropped it, or applied it late) is followed up at once, not after a backoff", "[etcd]") {
   FakeEtcd etcd;
   etcd.add_started_member("cp-1", kCp1);

@@ -67,6 +67,12 @@ class FakeEtcd {
     drop_member_add_ = true;
     drop_applied_late_ = applied_late;
   }
+  // The next `n` MemberAdds are refused as etcd's strict reconfig check refuses them while a
+  // member has been connected for less than 5 s.
+  void refuse_member_adds_as_unhealthy(int n) {
+    std::lock_guard lock(mu_);
+    unhealthy_refusals_ = n;
+  }
   // MemberAdd calls that reached a voting member, refused ones included.
   int member_adds() const {
     std::lock_guard lock(mu_);
@@ -140,6 +146,10 @@ class FakeEtcd {
       ++etcd_->member_adds_;
       for (const auto& m : etcd_->members_) {
         if (m.is_learner) return Error(ErrorKind::kFailedPrecondition, "etcdserver: too many learner members in cluster");
+      }
+      if (etcd_->unhealthy_refusals_ > 0) {
+        --etcd_->unhealthy_refusals_;
+        return Error(ErrorKind::kUnavailable, "etcd " + endpoint_ + " MemberAdd: etcdserver: unhealthy cluster");
       }
       const bool dropped = std::exchange(etcd_->drop_member_add_, false);
       if (!dropped || etcd_->drop_applied_late_) etcd_->members_.push_back({etcd_->next_id_++, "", peer_urls, {}, true});
@@ -256,6 +266,7 @@ class FakeEtcd {
   int member_adds_ = 0;
   bool drop_member_add_ = false;
   bool drop_applied_late_ = false;
+  int unhealthy_refusals_ = 0;
 };
 
 }  // namespace cosi::testing
