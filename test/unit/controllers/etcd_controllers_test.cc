@@ -77,6 +77,21 @@ struct Node {
   controllers::EtcdController* controller = nullptr;
 };
 
+// The control plane at `ip` takes etcd's learner place (through cp-1) for a second: `node` makes
+// no MemberAdd and starts nothing meanwhile, and has made its own within `after` of that
+// learner's promotion.
+void hold_learner_place(FakeEtcd& etcd, Node& node, const std::string& ip, Duration after) {
+  auto via_cp1 = etcd.factory()(kCp1 + ":2379", {}, 1s);
+  auto other = via_cp1->add_learner({"https://" + ip + ":2380"});
+  REQUIRE(other.ok());
+  node.run_for(1s);
+  CHECK(etcd.launches().empty());
+  CHECK(etcd.member_adds() == 1);  // the other's only: none while it saw a learner
+  REQUIRE(via_cp1->promote(*other).ok());
+  node.run_for(after);
+  CHECK(etcd.member_adds() == 2);
+}
+
 TEST_CASE("a control plane joins a peer's cluster as a learner and is promoted once in sync", "[etcd]") {
   FakeEtcd etcd;
   etcd.add_started_member("cp-1", kCp1);
@@ -123,16 +138,7 @@ TEST_CASE("a control plane waits for a cluster, and for another node's learner, 
 
   // cp-1 bootstraps; cp-3 got the learner place first.
   etcd.add_started_member("cp-1", kCp1);
-  auto via_cp1 = etcd.factory()(kCp1 + ":2379", {}, 1s);
-  auto other = via_cp1->add_learner({"https://" + kCp3 + ":2380"});
-  REQUIRE(other.ok());
-  node.run_for(1s);
-  CHECK(etcd.launches().empty());
-  CHECK(etcd.member_adds() == 1);  // cp-3's only: cp-2 did not try while it saw a learner
-
-  REQUIRE(via_cp1->promote(*other).ok());
-  node.run_for(200ms);
-  CHECK(etcd.member_adds() == 2);
+  hold_learner_place(etcd, node, kCp3, 200ms);
   REQUIRE(etcd.launches().size() == 1);
   CHECK(member_named(etcd.members(), "cp-2") != nullptr);
 }
@@ -146,14 +152,7 @@ TEST_CASE("control planes joining together take the learner place in address ord
   CHECK(etcd.member_adds() == 0);
 
   SECTION("cp-2 takes the place: cp-3 waits for its promotion, then joins at once") {
-    auto via_cp1 = etcd.factory()(kCp1 + ":2379", {}, 1s);
-    auto cp2 = via_cp1->add_learner({"https://" + kCp2 + ":2380"});
-    REQUIRE(cp2.ok());
-    node.run_for(1s);
-    CHECK(etcd.launches().empty());
-    REQUIRE(via_cp1->promote(*cp2).ok());
-    node.run_for(50ms);
-    CHECK(etcd.member_adds() == 2);
+    hold_learner_place(etcd, node, kCp2, 50ms);
   }
   SECTION("cp-2 never comes: cp-3 joins 75 ms after it saw the place free") {
     node.run_for(50ms);
