@@ -36,7 +36,8 @@ constexpr auto kAbandonedLearner = 30s;
 // answers is catching up, however slowly, and is waited for.
 constexpr auto kDeadLearner = 60s;
 
-// Control planes that join together take the learner place in the order of their addresses:
+// Control planes that join together take the learner place in the order of their addresses (as
+// text: any order every node computes alike will do):
 // one that sees the place free waits this long for each control plane before it, not yet a
 // member, to take it first. Two MemberAdds racing cost the loser kMemberChangeDeadline; the
 // one before has its MemberAdd applied within one poll and a commit.
