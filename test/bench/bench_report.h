@@ -114,6 +114,32 @@ inline Rounds interleaved_slices(int rounds, int slices, const std::function<dou
   return r;
 }
 
+// As interleaved_slices, for slices that stand alone (each sets up its own work): the run's
+// rounds x slices pairs are taken one after the other and dealt to the rounds in turn (pair j to
+// round j % rounds), so that every round spans the whole run. With consecutive slices a round
+// is a few hundred milliseconds, and one that fell in a slow second of the machine for one side
+// only moved its ratio alone. Each side is told the slice's number within its round.
+inline Rounds dealt_slices(int rounds, int slices, const std::function<double(int)>& ours,
+                           const std::function<double(int)>& baseline) {
+  (void)ours(0);
+  (void)baseline(0);
+  Rounds r;
+  r.ours.assign(static_cast<std::size_t>(rounds), 0);
+  r.baseline.assign(static_cast<std::size_t>(rounds), 0);
+  for (int j = 0; j < rounds * slices; ++j) {
+    const auto i = static_cast<std::size_t>(j % rounds);
+    const int s = j / rounds;
+    if (j % 2 == 0) {
+      r.ours[i] += ours(s);
+      r.baseline[i] += baseline(s);
+    } else {
+      r.baseline[i] += baseline(s);
+      r.ours[i] += ours(s);
+    }
+  }
+  return r;
+}
+
 // `rounds` of one measurement without a baseline.
 inline Rounds repeated(int rounds, const std::function<double()>& ours) {
   Rounds r;
