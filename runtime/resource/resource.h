@@ -70,8 +70,12 @@ class Resource {
   Resource(const Resource& other) : metadata_(other.metadata_) {}
   Resource& operator=(const Resource&) = delete;
 
-  // Subclasses call this when their spec changes.
-  void forget_encoding() { delete caches_.exchange(nullptr, std::memory_order_acq_rel); }
+  // Subclasses call this when their spec changes. A resource being changed is its writer's
+  // alone, so a plain load first spares the locked exchange when there is nothing to forget
+  // (a fresh copy never has caches).
+  void forget_encoding() {
+    if (caches_.load(std::memory_order_acquire) != nullptr) delete caches_.exchange(nullptr, std::memory_order_acq_rel);
+  }
   void forget_wire() {
     if (Caches* c = caches_.load(std::memory_order_acquire)) delete c->wire.exchange(nullptr, std::memory_order_acq_rel);
   }
