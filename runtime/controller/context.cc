@@ -41,8 +41,12 @@ Result<ResourcePtr> ControllerContext::update(ResourcePtr resource, std::optiona
 }
 
 Result<ResourcePtr> ControllerContext::modify(MutableResourcePtr fresh, const EditFn& fn) {
-  if (auto s = rules_->check_write(fresh->metadata().pointer()); !s.ok()) return s.error();
-  auto result = cosi::modify(state_, std::move(fresh), fn, {rules_->controller()});
+  return modify(fresh->metadata().pointer(), [&fresh] { return fresh->clone(); }, fn);
+}
+
+Result<ResourcePtr> ControllerContext::modify(const Pointer& pointer, const MakeFn& make, const EditFn& fn) {
+  if (auto s = rules_->check_write(pointer); !s.ok()) return s.error();
+  auto result = cosi::modify(state_, pointer, make, fn, {rules_->controller()});
   if (result.ok()) touch(*result);
   return result;
 }

@@ -77,12 +77,18 @@ class ControllerContext : public ControllerReader {
                              std::optional<Phase> expected = Phase::kRunning);
   // Creates `fresh` through fn, or updates the existing resource through fn.
   Result<ResourcePtr> modify(MutableResourcePtr fresh, const EditFn& fn);
+  // The same, making the new resource (by `make`) only when `pointer` does not exist yet.
+  Result<ResourcePtr> modify(const Pointer& pointer, const MakeFn& make, const EditFn& fn);
+  // Creates a Spec{} at `metadata` through edit, or updates the existing one through edit; an
+  // existing resource is copied once, and no new one is built.
   template <class Spec>
   Result<ResourcePtr> modify(Metadata metadata, std::function<void(Spec&)> edit) {
-    return modify(make_resource(std::move(metadata), Spec{}), [&](Resource& r) {
-      edit(typed<Spec>(r));
-      return Status();
-    });
+    return modify(
+        metadata.pointer(), [&metadata] { return make_resource(metadata, Spec{}); },
+        [&](Resource& r) {
+          edit(typed<Spec>(r));
+          return Status();
+        });
   }
   Status destroy(const Pointer& pointer);
   // Moves an owned resource to tearingDown; true when no finalizers are left.

@@ -41,7 +41,12 @@ Result<ResourcePtr> update_with_conflicts(State& state, const Pointer& pointer, 
 
 Result<ResourcePtr> modify(State& state, MutableResourcePtr fresh, const EditFn& fn,
                            const ModifyOptions& options) {
-  const Pointer pointer = fresh->metadata().pointer();
+  // Each try to create edits a copy: fn may run again on a fresh start after a lost race.
+  return modify(state, fresh->metadata().pointer(), [&fresh] { return fresh->clone(); }, fn, options);
+}
+
+Result<ResourcePtr> modify(State& state, const Pointer& pointer, const MakeFn& make, const EditFn& fn,
+                           const ModifyOptions& options) {
   const UpdateOptions update{options.owner, options.expected_phase};
   while (true) {
     auto current = state.get(pointer);
@@ -54,7 +59,12 @@ Result<ResourcePtr> modify(State& state, MutableResourcePtr fresh, const EditFn&
     }
     if (!current.error().is(ErrorKind::kNotFound)) return current.error();
 
-    MutableResourcePtr created = fresh->clone();
+    MutableResourcePtr created = make();
+    if (created == nullptr || created->metadata().pointer() != pointer) {
+      return Error(ErrorKind::kInvalidArgument,
+                   "modify of " + pointer.to_string() + ": the resource made to create it is " +
+                       (created == nullptr ? std::string("null") : created->metadata().pointer().to_string()));
+    }
     if (auto s = fn(*created); !s.ok()) return s.error();
     auto result = state.create(std::move(created), {options.owner});
     if (result.ok() || !result.error().is(ErrorKind::kAlreadyExists)) return result;

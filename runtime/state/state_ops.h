@@ -2,6 +2,7 @@
 //
 //   update_with_conflicts(state, ptr, fn)  read, edit a copy, write; retry on version conflict
 //   modify(state, fresh, fn)               create-or-update through fn
+//   modify(state, ptr, make, fn)           the same, making the new resource only to create it
 //   teardown(state, ptr)                   phase → tearingDown; ready when no finalizers
 //   add_finalizer / remove_finalizer       by anyone, in any phase, never losing a concurrent edit
 //   watch_for(state, ptr, condition, deadline)
@@ -47,6 +48,13 @@ struct ModifyOptions {
 // Creates `fresh` after applying fn to it when its id does not exist yet, else updates the
 // existing resource through fn. Owner checks apply as for update.
 Result<ResourcePtr> modify(State& state, MutableResourcePtr fresh, const EditFn& fn,
+                           const ModifyOptions& options);
+
+// The same, with the new resource made by `make` only when `pointer` does not exist (at each
+// try to create it): a modify of an existing resource then copies the stored one and builds
+// nothing else. What `make` returns must be at `pointer` (kInvalidArgument otherwise).
+using MakeFn = std::function<MutableResourcePtr()>;
+Result<ResourcePtr> modify(State& state, const Pointer& pointer, const MakeFn& make, const EditFn& fn,
                            const ModifyOptions& options);
 
 // Moves the resource to tearingDown (no write when it already is). Returns true when it has no

@@ -105,6 +105,44 @@ TEST_CASE("modify creates, updates, and writes nothing when nothing changes", "[
   CHECK(foreign.error().kind() == ErrorKind::kOwnerConflict);
 }
 
+TEST_CASE("modify by pointer makes the new resource only to create it", "[ops]") {
+  auto s = make_state_under_test();
+  int made = 0;
+  const MakeFn make = [&] {
+    ++made;
+    return test_resource("a");
+  };
+  auto created = modify(*s.state, kA, make, set_value("one"), {"o"});
+  REQUIRE(created.ok());
+  CHECK(made == 1);
+  CHECK((*created)->metadata().version() == Version(1));
+  CHECK(test_spec(*created).value == "one");
+
+  auto updated = modify(*s.state, kA, make, set_value("two"), {"o"});
+  REQUIRE(updated.ok());
+  CHECK((*updated)->metadata().version() == Version(2));
+  CHECK(test_spec(*updated).value == "two");
+  auto same = modify(*s.state, kA, make, set_value("two"), {"o"});
+  REQUIRE(same.ok());
+  CHECK((*same)->metadata().version() == Version(2));
+  CHECK(made == 1);  // the stored resource was edited: nothing new was built
+}
+
+TEST_CASE("modify by pointer refuses a made resource at another pointer, and writes nothing", "[ops]") {
+  auto s = make_state_under_test();
+  auto r = modify(*s.state, kA, [] { return test_resource("b"); }, set_value("one"), {"o"});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind() == ErrorKind::kInvalidArgument);
+  CHECK(r.error().message().find(kA.to_string()) != std::string::npos);
+  CHECK(r.error().message().find(kTestKind.at("b").to_string()) != std::string::npos);
+  CHECK(s.state->get(kA).error().kind() == ErrorKind::kNotFound);
+  CHECK(s.state->get(kTestKind.at("b")).error().kind() == ErrorKind::kNotFound);
+
+  auto null = modify(*s.state, kA, [] { return MutableResourcePtr(); }, set_value("one"), {"o"});
+  REQUIRE_FALSE(null.ok());
+  CHECK(null.error().kind() == ErrorKind::kInvalidArgument);
+}
+
 TEST_CASE("an edit function's error aborts the write", "[ops]") {
   auto s = make_state_under_test();
   REQUIRE(s.state->create(test_resource("a", "one"), {"o"}).ok());
