@@ -202,8 +202,12 @@ bool stop_processes(const std::vector<RunningProgram>& targets, std::chrono::mil
   };
   for (pid_t pid : ours) kill(pid, SIGTERM);
   if (wait_gone(grace)) return true;
+  // Past the grace, the whole process group: machined leads its own (start_detached), and a
+  // machined killed alone left its children (an nginx it ran) behind, orphaned.
   for (pid_t pid : ours) {
-    if (alive(pid)) kill(pid, SIGKILL);
+    if (!alive(pid)) continue;
+    kill(-pid, SIGKILL);  // ESRCH when it leads no group: then the next line is the kill
+    kill(pid, SIGKILL);
   }
   return wait_gone(std::chrono::seconds(5));
 }
