@@ -380,6 +380,9 @@ int run(const Options& o, char** argv) {
   pool.stop();
   std::filesystem::remove(socket, ec);
   if (resetting) {
+    if (const int stopped = machined::NodeReset::stop_children(std::chrono::seconds(3)); stopped > 0) {
+      log.info("stopped what this machined had started", {{"processes", std::to_string(stopped)}});
+    }
     if (auto s = machined::NodeReset::wipe(o.state_dir); !s.ok()) return fail(s.error().message());
     log.info("state wiped; starting again in maintenance mode");
     execv("/proc/self/exe", argv);

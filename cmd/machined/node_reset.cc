@@ -1,9 +1,15 @@
 #include "cmd/machined/node_reset.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
 
 namespace cosi::machined {
 
@@ -39,6 +45,44 @@ Status NodeReset::reset(const api::ResetRequest& request) {
   log_.info("reset: wiping the state and returning to maintenance mode", {{"graceful", request.graceful ? "true" : "false"}});
   kill(getpid(), SIGUSR1);
   return {};
+}
+
+int NodeReset::stop_children(std::chrono::milliseconds grace) {
+  std::vector<pid_t> children;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) != 2) continue;
+    if (ppid == getpid()) children.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  auto reaped = [](pid_t pid) {
+    const pid_t r = waitpid(pid, nullptr, WNOHANG);
+    return r == pid || (r < 0 && errno == ECHILD);
+  };
+  auto wait_all = [&](std::chrono::milliseconds within) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    while (true) {
+      std::erase_if(children, reaped);
+      if (children.empty() || std::chrono::steady_clock::now() >= deadline) return children.empty();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  const int count = static_cast<int>(children.size());
+  for (pid_t pid : children) kill(pid, SIGTERM);
+  if (!wait_all(grace)) {
+    for (pid_t pid : children) kill(pid, SIGKILL);
+    (void)wait_all(std::chrono::seconds(2));
+  }
+  return count;
 }
 
 Status NodeReset::wipe(const std::string& state_dir) {

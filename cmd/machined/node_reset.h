@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
 #include "api/machine_server.h"
@@ -36,6 +37,11 @@ class NodeReset final : public api::NodeResetter {
 
   // Removes everything inside `state_dir`.
   static Status wipe(const std::string& state_dir);
+
+  // Stops every process machined started that is still running (the API server stand-in, ...):
+  // SIGTERM, then SIGKILL past `grace`. Before the exec of a reset, which runs no destructor:
+  // a child left running would outlive the new machined's knowledge of it. Returns how many.
+  static int stop_children(std::chrono::milliseconds grace);
 
  private:
   controllers::DiscoveryServiceController* const discovery_;

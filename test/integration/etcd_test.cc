@@ -7,11 +7,28 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
 #include "test/integration/local_cluster.h"
 #include "test/support/eventually.h"
 
 namespace cosi::testing {
 namespace {
+
+// How many running processes have `needle` in their command line.
+int processes_mentioning(const std::string& needle) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    std::ifstream f(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(needle) != std::string::npos) ++n;
+  }
+  return n;
+}
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -194,6 +211,9 @@ TEST_CASE("etcd: snapshot, then recover-from on a fresh node restores a key; ala
   // Wipe the node (its only member cannot leave gracefully), configure it again, recover.
   REQUIRE(tc({"reset", "--graceful=false"}).status == 0);
   REQUIRE(eventually([&] { return cosictl({"--insecure", "-e", cp, "-n", cp, "get", "rd"}, 5).status == 0; }, in_seconds(15)));
+  // What machined had started went with the reset (its exec runs no destructor): the API server
+  // stand-in it ran is not left running, unknown to the new machined.
+  CHECK(processes_mentioning((c.dir() / c.node_name(0) / "apiserver").string()) == 0);
   REQUIRE(cosictl({"apply-config", "--insecure", "-e", cp, "-n", cp, "-f", (c.dir() / (c.node_name(0) + ".yaml")).string()}).status == 0);
   auto bad = tc({"bootstrap", "--recover-from", (c.root / "missing.snapshot").string()});
   CHECK(bad.status != 0);
